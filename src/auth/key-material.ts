@@ -1,0 +1,48 @@
+// Key handling for API key pairs: PEM parsing, RFC 7638 thumbprints and key generation, all through
+// node:crypto and jose (no hand-rolled crypto).
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK } from 'jose';
+
+export type KeyAlgorithm = 'ECDSA' | 'RSA';
+
+/** The JWS algorithm a pair's tokens must be signed with. */
+export function jwsAlgorithmOf(algorithm: KeyAlgorithm): 'ES512' | 'RS512' {
+  return algorithm === 'RSA' ? 'RS512' : 'ES512';
+}
+
+/** Parses a PEM public key; throws a message a caller can act on. */
+export function parsePublicKey(pem: string): KeyObject {
+  try {
+    return createPublicKey({ key: pem, format: 'pem' });
+  } catch {
+    throw new Error('public_key is not a PEM-encoded public key');
+  }
+}
+
+/** Which pair algorithm a key belongs to, or null when it is neither ECDSA P-521 nor RSA. */
+export function keyAlgorithmOf(key: KeyObject): KeyAlgorithm | null {
+  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'secp521r1') return 'ECDSA';
+  if (key.asymmetricKeyType === 'rsa') return 'RSA';
+  return null;
+}
+
+export function publicKeyPemOf(privateKeyPem: string): string {
+  return createPublicKey(createPrivateKey(privateKeyPem)).export({ type: 'spki', format: 'pem' }).toString();
+}
+
+/** RFC 7638 JWK thumbprint (SHA-256, base64url) of a public key: the `kid` of its tokens. */
+export async function thumbprintOf(publicKey: KeyObject | string): Promise<string> {
+  const key = typeof publicKey === 'string' ? parsePublicKey(publicKey) : publicKey;
+  return calculateJwkThumbprint(await exportJWK(key), 'sha256');
+}
+
+/** Generates a fresh pair: ECDSA on P-521 or 2048-bit RSA; the private key as PKCS#8 PEM. */
+export function generateKeyPair(algorithm: KeyAlgorithm): { publicKeyPem: string; privateKeyPem: string } {
+  const pair = algorithm === 'RSA'
+    ? generateKeyPairSync('rsa', { modulusLength: 2048 })
+    : generateKeyPairSync('ec', { namedCurve: 'P-521' });
+  return {
+    publicKeyPem: pair.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    privateKeyPem: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  };
+}
