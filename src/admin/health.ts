@@ -1,0 +1,11 @@
+import type { AdminHandlerMap } from './types.js';
+
+const startedAt = Date.now();
+
+export const healthHandlers: AdminHandlerMap = {
+  getHealth({ deps, ns }) {
+    return {
+      body: { status: 'ok', version: deps.version, seed: deps.config.seed, namespace: ns.name, uptime_seconds: (Date.now() - startedAt) / 1000 },
+    };
+  },
+};

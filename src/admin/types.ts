@@ -1,0 +1,17 @@
+import type { HandlerResult } from '../resources/types.js';
+import type { SandboxDeps } from '../sandbox.js';
+import type { Namespace } from '../store/namespaces.js';
+
+/** What a control-API handler receives: the whole sandbox and the namespace of the request. */
+export interface AdminContext {
+  deps: SandboxDeps;
+  ns: Namespace;
+  params: Record<string, string>;
+  query: Record<string, any>;
+  headers: Record<string, any>;
+  body: any;
+  requestId: string;
+}
+
+export type AdminHandler = (ctx: AdminContext) => HandlerResult | Promise<HandlerResult>;
+export type AdminHandlerMap = Record<string, AdminHandler>;

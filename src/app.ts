@@ -1,0 +1,39 @@
+// createApp(deps): the request flow of the sandbox, top to bottom, in one screen.
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { adminRoutes } from './admin/routes.js';
+import { authenticate } from './auth/authenticate.js';
+import { ApiError } from './http/api-error.js';
+import { dispatch } from './http/dispatch.js';
+import type { SandboxEnv } from './http/env.js';
+import { handleError } from './http/error-handler.js';
+import { matchOperation } from './http/match-operation.js';
+import { pathWithoutNamespace, selectNamespace } from './http/namespace.js';
+import { requestId } from './http/request-id.js';
+import { validate } from './http/validate.js';
+import type { SandboxDeps } from './sandbox.js';
+
+export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
+  const { config } = deps;
+  const app = new Hono<SandboxEnv>({ getPath: pathWithoutNamespace });
+
+  app.use(requestId()); //                                   x-request-id in and out
+  app.use(cors({ origin: '*', exposeHeaders: ['x-request-id', 'retry-after'] })); // browser SDKs (Embed) call it too
+  app.use(bodyLimit({ maxSize: config.bodyLimitBytes, onError: () => { throw tooLarge(config.bodyLimitBytes); } }));
+  app.use(selectNamespace(deps.namespaces)); //               /ns/{name}/ prefix or x-sandbox-namespace
+
+  app.all('/_sandbox/*', adminRoutes(deps)); //               control API (openapi.admin.json)
+
+  app.use(matchOperation(deps.api.router)); //                operation from openapi.json, else 404/405
+  app.use(authenticate({ mode: config.auth, tokenCache: deps.tokenCache })); // 401 token, 403 scope, 403 merchant
+  app.use(validate()); //                                     400 with one detail per problem
+  app.all('*', dispatch({ handlers: deps.api.handlers, services: deps.services, validateResponses: config.validateResponses }));
+
+  app.onError(handleError(deps.logger));
+  return app;
+}
+
+function tooLarge(limit: number): ApiError {
+  return new ApiError(413, 'payload_too_large', `The request body is larger than ${limit} bytes; send a smaller body.`);
+}

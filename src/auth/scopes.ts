@@ -1,0 +1,22 @@
+// Scope rules: `*.read` grants every `X.read`, `*.write` every `X.write`; `embed` grants only the
+// operations that list it (no wildcard covers it). A request is allowed an operation's scope when
+// both the token and the key pair's roles grant it (effective scopes = their intersection).
+
+export function grants(granted: readonly string[], scope: string): boolean {
+  for (const g of granted) {
+    if (g === scope) return true;
+    if (g === '*.read' && scope.endsWith('.read')) return true;
+    if (g === '*.write' && scope.endsWith('.write')) return true;
+  }
+  return false;
+}
+
+/** The first of the operation's alternative scopes granted by both sets, or null. */
+export function allowedScope(required: readonly string[], tokenScopes: readonly string[], roleScopes: readonly string[]): string | null {
+  return required.find((scope) => grants(tokenScopes, scope) && grants(roleScopes, scope)) ?? null;
+}
+
+/** Whether every scope of `wanted` is granted by `held` (wildcards in `wanted` need wildcards in `held`). */
+export function isSubset(wanted: readonly string[], held: readonly string[]): boolean {
+  return wanted.every((scope) => grants(held, scope));
+}

@@ -1,0 +1,90 @@
+// The one error type handlers throw; `error-handler.ts` turns it into the reference's error body.
+
+export type ErrorLocation = 'body' | 'query' | 'path' | 'header' | 'unknown';
+
+export interface ErrorDetail {
+  location: ErrorLocation;
+  type: string;
+  pointer: string;
+  message: string;
+}
+
+/** One item of a 422 body (the reference's validation body). */
+export interface ValidationItem {
+  loc: string[];
+  msg: string;
+  type: string;
+  input: unknown;
+  ctx: Record<string, unknown>;
+}
+
+export const ERROR_CODES: Record<number, string> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  408: 'request_timeout',
+  409: 'duplicate_record',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  425: 'too_early',
+  429: 'too_many_requests',
+  500: 'server_error',
+  502: 'bad_gateway',
+  504: 'gateway_timeout',
+};
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+    readonly extra: { resource_id?: string; validation?: ValidationItem[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+  }
+
+  static badRequest(message: string, details: ErrorDetail[] = []) {
+    return new ApiError(400, 'bad_request', message, details);
+  }
+  static unauthorized(message: string) {
+    return new ApiError(401, 'unauthorized', message);
+  }
+  static forbidden(message: string) {
+    return new ApiError(403, 'forbidden', message);
+  }
+  static notFound(message = 'The resource could not be found.') {
+    return new ApiError(404, 'not_found', message);
+  }
+  static methodNotAllowed(method: string, path: string, allowed: string[]) {
+    return new ApiError(405, 'method_not_allowed', `Method ${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}.`, [], {
+      headers: { allow: allowed.join(', ') },
+    });
+  }
+  static duplicate(message: string, resourceId: string) {
+    return new ApiError(409, 'duplicate_record', message, [], { resource_id: resourceId });
+  }
+  /** 422: the request has the right shape but not the right meaning. */
+  static unprocessable(items: ValidationItem[]) {
+    return new ApiError(422, 'validation_error', items.map((i) => i.msg).join('; '), [], { validation: items });
+  }
+  /** Any documented status with its reference code (scenarios use this). */
+  static ofStatus(status: number, message: string, details: ErrorDetail[] = [], extra: ApiError['extra'] = {}) {
+    return new ApiError(status, ERROR_CODES[status] ?? 'server_error', message, details, extra);
+  }
+}
+
+/** The body the reference prescribes for an error. */
+export function errorBody(err: ApiError): unknown {
+  if (err.status === 422) return { detail: err.extra.validation ?? [] };
+  return {
+    type: 'error',
+    code: err.code,
+    status: err.status,
+    message: err.message,
+    details: err.details,
+    ...(err.extra.resource_id ? { resource_id: err.extra.resource_id } : {}),
+  };
+}

@@ -1,0 +1,30 @@
+// The typed context every middleware and handler shares.
+import type { Namespace } from '../store/namespaces.js';
+import type { ApiKeyPairRecord } from '../store/records.js';
+import type { Operation } from '../spec/operations.js';
+
+export interface Principal {
+  /** `key-pair`: a verified token; `anonymous`: an operation without security; `auth-off`: --auth none. */
+  kind: 'key-pair' | 'anonymous' | 'auth-off';
+  keyPair: ApiKeyPairRecord | null;
+  /** The token's scopes (empty when anonymous). */
+  scopes: string[];
+  claims: Record<string, unknown>;
+}
+
+export interface SandboxEnv {
+  Variables: {
+    requestId: string;
+    ns: Namespace;
+    operation: Operation;
+    pathParams: Record<string, string>;
+    principal: Principal;
+    merchantAccountId: string;
+    /** The parsed JSON body (undefined when none was sent). */
+    body: unknown;
+    query: Record<string, unknown>;
+    headers: Record<string, unknown>;
+    /** Name of the scenario that answered or shaped the response, for the journal. */
+    scenario: string | null;
+  };
+}

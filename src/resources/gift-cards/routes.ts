@@ -1,0 +1,95 @@
+import type { GiftCardRecord } from '../../store/records.js';
+import { serializeNestedBuyer } from '../buyers/serialize.js';
+import { compareStrings } from '../compare.js';
+import type { HandlerContext, HandlerMap } from '../types.js';
+import { CursorCodec, type CursorKey } from './cursor.js';
+
+/** Gift cards are listed newest first: created_at descending, then id descending. */
+export function giftCardOrder(a: { created_at: string; id: string }, b: { created_at: string; id: string }): number {
+  return compareStrings(b.created_at, a.created_at) || compareStrings(b.id, a.id);
+}
+
+export function giftCardHandlers(cursors: CursorCodec): HandlerMap {
+  return {
+    listGiftCards(ctx) {
+      const { query, merchantAccountId } = ctx;
+      const limit: number = query.limit;
+      const rows = filteredRows(ctx);
+      let start = 0;
+      let end = Math.min(rows.length, limit);
+      if (query.cursor) {
+        const key = cursors.decode(query.cursor, merchantAccountId);
+        const at = firstAfter(rows, key); // index of the first row sorting after the key
+        if (key.direction === 'next') {
+          start = at;
+          end = Math.min(rows.length, start + limit);
+        } else {
+          end = rows.length && at > 0 && sameKey(rows[at - 1], key) ? at - 1 : at;
+          start = Math.max(0, end - limit);
+        }
+      }
+      const page = rows.slice(start, end);
+      const cursorAt = (direction: CursorKey['direction'], row: GiftCardRecord) =>
+        cursors.encode({ direction, created_at: row.created_at, id: row.id, merchant_account_id: merchantAccountId });
+      return {
+        body: {
+          items: page.map((card) => serializeGiftCard(ctx, card)),
+          limit,
+          next_cursor: end < rows.length && page.length ? cursorAt('next', page[page.length - 1]) : null,
+          previous_cursor: start > 0 && page.length ? cursorAt('previous', page[0]) : null,
+        },
+      };
+    },
+  };
+}
+
+function filteredRows({ db, query, merchantAccountId }: HandlerContext): readonly GiftCardRecord[] {
+  const rows = db.gift_cards.view(`merchant:${merchantAccountId}`, (g) => g.merchant_account_id === merchantAccountId, giftCardOrder);
+  if (!query.buyer_id && !query.buyer_external_identifier) return rows;
+  return rows.filter((g) => {
+    if (query.buyer_id && g.buyer_id !== query.buyer_id) return false;
+    if (query.buyer_external_identifier && db.buyers.get(g.buyer_id)?.external_identifier !== query.buyer_external_identifier) return false;
+    return true;
+  });
+}
+
+/** Binary search: the first index whose row sorts strictly after the cursor's key. */
+function firstAfter(rows: readonly GiftCardRecord[], key: CursorKey): number {
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (giftCardOrder(rows[mid], key) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+const sameKey = (row: GiftCardRecord, key: CursorKey) => row.created_at === key.created_at && row.id === key.id;
+
+function serializeGiftCard({ db }: HandlerContext, card: GiftCardRecord) {
+  const service = db.gift_card_services.get(card.gift_card_service_id);
+  const buyer = db.buyers.get(card.buyer_id);
+  return {
+    type: 'gift-card' as const,
+    id: card.id,
+    merchant_account_id: card.merchant_account_id,
+    gift_card_service: {
+      type: 'gift-card-service' as const,
+      id: card.gift_card_service_id,
+      gift_card_service_definition_id: service?.gift_card_service_definition_id ?? 'unknown',
+      display_name: service?.display_name ?? 'Removed gift card service',
+    },
+    bin: card.bin,
+    sub_bin: card.sub_bin,
+    last4: card.last4,
+    created_at: card.created_at,
+    updated_at: card.updated_at,
+    usage_count: card.usage_count,
+    cit_usage_count: card.cit_usage_count,
+    expiration_date: card.expiration_date,
+    buyer: buyer ? serializeNestedBuyer(buyer) : null,
+    last_used_at: card.last_used_at,
+    cit_last_used_at: card.cit_last_used_at,
+  };
+}

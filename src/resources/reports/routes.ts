@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '../../http/api-error.js';
+import type { ReportRecord } from '../../store/records.js';
+import { findOwned } from '../lookup.js';
+import type { HandlerMap } from '../types.js';
+import { isValidTimeZone, nextExecutionAt } from './schedule.js';
+import { serializeExecution, serializeReport } from './serialize.js';
+
+export const reportHandlers: HandlerMap = {
+  /** Records the calling key pair as creator and computes next_execution_at in the report's zone. */
+  createReport({ db, body, merchantAccountId, principal, clock, now }) {
+    const timeZone: string = body.schedule_timezone ?? 'Etc/UTC';
+    if (!isValidTimeZone(timeZone)) {
+      throw ApiError.unprocessable([
+        { loc: ['body', 'schedule_timezone'], msg: `'${String(timeZone).slice(0, 100)}' is not an IANA time zone (e.g. Etc/UTC, Europe/Amsterdam).`, type: 'value_error', input: timeZone, ctx: {} },
+      ]);
+    }
+    const next = nextExecutionAt(body.schedule, body.schedule_enabled, timeZone, clock.now());
+    const pair = principal.keyPair;
+    const report: ReportRecord = {
+      type: 'report',
+      id: randomUUID(),
+      merchant_account_id: merchantAccountId,
+      name: body.name,
+      description: body.description ?? null,
+      created_at: now,
+      updated_at: now,
+      schedule: body.schedule,
+      schedule_enabled: body.schedule_enabled,
+      schedule_timezone: timeZone,
+      spec: { model: body.spec.model, params: body.spec.params },
+      creator_id: pair?.id ?? null,
+      creator_display_name: pair?.display_name ?? null,
+      creator_type: pair ? 'private_key' : null,
+      next_execution_at: next === null ? null : new Date(next).toISOString(),
+    };
+    db.reports.insert(report);
+    return { body: serializeReport(db, report) };
+  },
+
+  getReportExecution({ db, params, merchantAccountId }) {
+    const execution = findOwned(db.report_executions, params.report_execution_id, merchantAccountId, 'Report execution');
+    return { body: serializeExecution(db, execution) };
+  },
+};

@@ -1,0 +1,25 @@
+import { ApiError } from '../../http/api-error.js';
+import { findOwned } from '../lookup.js';
+import type { HandlerMap } from '../types.js';
+
+export const transactionHandlers: HandlerMap = {
+  /**
+   * Returns the transaction's session; a `payload` is merged into its session data (connectors that
+   * support updates). A `token` query parameter must match the transaction's client session token.
+   */
+  updateTransactionSession({ db, params, query, body, merchantAccountId, now }) {
+    const transaction = findOwned(db.transactions, params.transaction_id, merchantAccountId, 'Transaction');
+    if (query.token !== undefined && query.token !== transaction.session_token) {
+      throw ApiError.forbidden(`The session token does not belong to transaction ${transaction.id}.`);
+    }
+    const payload = body?.payload;
+    if (payload && Object.keys(payload).length) {
+      // Only own, non-prototype keys are merged.
+      const merged = { ...transaction.session.session_data };
+      for (const [key, value] of Object.entries(payload)) if (key !== '__proto__' && key !== 'constructor' && key !== 'prototype') merged[key] = value;
+      db.transactions.update(transaction.id, { session: { ...transaction.session, session_data: merged }, updated_at: now });
+    }
+    const { session_data, default_completion_url, integration_client } = transaction.session;
+    return { body: { session_data, default_completion_url, integration_client } };
+  },
+};

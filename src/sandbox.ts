@@ -1,0 +1,83 @@
+// Boot: everything createApp needs, built once. Reads openapi.json, compiles its validators, checks
+// that every operation has a handler (and every handler an operation), seeds the fixtures and opens
+// the store.
+import { SignJWT, generateKeyPair, type CryptoKey } from 'jose';
+import pino, { type Logger } from 'pino';
+import { buildFixtures } from '../fixtures/build-fixtures.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { adminHandlers } from './admin/index.js';
+import type { AdminHandlerMap } from './admin/types.js';
+import { TokenCache } from './auth/verify-token.js';
+import { defaultConfig, type SandboxConfig } from './config.js';
+import { OperationRouter } from './http/operation-router.js';
+import { apiHandlers } from './resources/index.js';
+import type { HandlerMap, HandlerServices } from './resources/types.js';
+import { loadSpec, packageRoot } from './spec/load-spec.js';
+import { indexSpec, type SpecIndex } from './spec/operations.js';
+import { NamespaceRegistry } from './store/namespaces.js';
+import type { StoreData } from './store/records.js';
+import { Store } from './store/store.js';
+
+export interface ServedApi {
+  spec: SpecIndex;
+  router: OperationRouter;
+  handlers: HandlerMap;
+}
+
+export interface ServedAdmin {
+  spec: SpecIndex;
+  router: OperationRouter;
+  handlers: AdminHandlerMap;
+}
+
+export interface SandboxDeps {
+  config: SandboxConfig;
+  version: string;
+  api: ServedApi;
+  admin: ServedAdmin;
+  namespaces: NamespaceRegistry;
+  /** A fresh deep copy of the seeded fixtures. */
+  fixtures: () => StoreData;
+  tokenCache: TokenCache;
+  services: HandlerServices;
+  logger: Logger;
+}
+
+/** Registers a document's operations with their handlers; a missing pairing fails boot by name. */
+export function serveSpec<H extends Record<string, unknown>>(spec: SpecIndex, handlers: H, docName: string): { spec: SpecIndex; router: OperationRouter; handlers: H } {
+  const missing = spec.operations.filter((op) => !handlers[op.id]).map((op) => `${op.id} (${op.method} ${op.path})`);
+  if (missing.length) throw new Error(`${docName}: no handler for operation ${missing.join(', ')}`);
+  const orphans = Object.keys(handlers).filter((id) => !spec.byId.has(id));
+  if (orphans.length) throw new Error(`${docName}: handler ${orphans.join(', ')} has no operation in the document`);
+  return { spec, router: new OperationRouter(spec.operations), handlers };
+}
+
+export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, options: { logger?: Logger; seedData?: StoreData } = {}): Promise<SandboxDeps> {
+  const config = defaultConfig(overrides);
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const api = serveSpec(indexSpec(loadSpec(), 'openapi.json'), apiHandlers(`payments-sandbox-cursor-${config.seed}`), 'openapi.json');
+  const adminDoc = loadSpec(join(packageRoot(), 'openapi.admin.json'));
+  const admin = serveSpec(indexSpec(adminDoc, 'openapi.admin.json', [api.spec]), adminHandlers, 'openapi.admin.json');
+  const seeded = options.seedData ?? (await buildFixtures(config.seed));
+  const fixtures = () => structuredClone(seeded);
+  const defaultStore = await Store.open(fixtures, { file: config.dataFile ?? undefined });
+  const namespaces = new NamespaceRegistry({ fixtures, defaultStore, cap: config.namespaceCap });
+  return { config, version: packageVersion(), api, admin, namespaces, fixtures, tokenCache: new TokenCache(), services: await sandboxServices(), logger };
+}
+
+async function sandboxServices(): Promise<HandlerServices> {
+  // The sandbox's own signing key, made at boot: Google Pay session tokens are JWTs it signs.
+  const { privateKey } = await generateKeyPair('ES256');
+  return {
+    signSandboxJwt: (claims) => signWith(privateKey, claims),
+  };
+}
+
+function signWith(key: CryptoKey, claims: Record<string, unknown>): Promise<string> {
+  return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).setIssuedAt().setExpirationTime('1h').sign(key);
+}
+
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}

@@ -1,0 +1,137 @@
+// Indexes the operations of an OpenAPI document and compiles their validators, once, at boot.
+import type { ValidateFunction } from 'ajv';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { ApiError, type ErrorDetail, type ErrorLocation } from '../http/api-error.js';
+import { SchemaCompiler, toErrorDetails } from './schema-compiler.js';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
+type ParamLocation = 'path' | 'query' | 'header';
+
+export interface Operation {
+  id: string;
+  method: string; // upper case
+  path: string; // template, e.g. /buyers/{buyer_id}
+  segments: string[]; // path split on '/', '{name}' for parameters
+  /** Alternative scopes: any one of them grants the operation. Empty with `requiresAuth` false: public. */
+  scopes: string[];
+  requiresAuth: boolean;
+  successStatus: number;
+  successHasBody: boolean;
+  declaredStatuses: number[];
+  hasBody: boolean;
+  bodyRequired: boolean;
+  validators: Partial<Record<ParamLocation | 'body', ValidateFunction>>;
+  /** Validators of each declared response body, by status (used by --validate-responses). */
+  responseValidators: Map<number, ValidateFunction>;
+}
+
+export interface SpecIndex {
+  doc: OpenAPIV3_1.Document;
+  compiler: SchemaCompiler;
+  operations: Operation[];
+  byId: Map<string, Operation>;
+}
+
+/** `references`: other documents whose schemas this one points at (openapi.admin.json uses openapi.json's). */
+export function indexSpec(doc: OpenAPIV3_1.Document, docId: string, references: SpecIndex[] = []): SpecIndex {
+  const compiler = new SchemaCompiler(docId, doc, references.map((r) => ({ id: r.compiler.docId, doc: r.doc })));
+  const operations: Operation[] = [];
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = (item as Record<string, unknown>)?.[method] as OpenAPIV3_1.OperationObject | undefined;
+      if (!op) continue;
+      if (!op.operationId) throw new Error(`${docId}: ${method.toUpperCase()} ${path} has no operationId`);
+      const params = [...((item as OpenAPIV3_1.PathItemObject).parameters ?? []), ...(op.parameters ?? [])].map((p) => deref<OpenAPIV3_1.ParameterObject>(doc, p));
+      operations.push(buildOperation(compiler, doc, method, path, op, params));
+    }
+  }
+  return { doc, compiler, operations, byId: new Map(operations.map((o) => [o.id, o])) };
+}
+
+function buildOperation(compiler: SchemaCompiler, doc: OpenAPIV3_1.Document, method: string, path: string, op: OpenAPIV3_1.OperationObject, params: OpenAPIV3_1.ParameterObject[]): Operation {
+  const security = op.security ?? doc.security ?? [];
+  const scopes = [...new Set(security.flatMap((req) => Object.values(req).flat()))];
+  const statuses = Object.keys(op.responses ?? {}).map(Number).filter(Number.isInteger);
+  const successStatus = statuses.filter((s) => s >= 200 && s < 300).sort()[0] ?? 200;
+  const success = deref<OpenAPIV3_1.ResponseObject>(doc, op.responses?.[String(successStatus)]);
+  const body = op.requestBody ? deref<OpenAPIV3_1.RequestBodyObject>(doc, op.requestBody) : undefined;
+
+  const validators: Operation['validators'] = {};
+  for (const location of ['path', 'query', 'header'] as const) {
+    const inLocation = params.filter((p) => p.in === location);
+    if (!inLocation.length) continue;
+    const key = (p: OpenAPIV3_1.ParameterObject) => (location === 'header' ? p.name.toLowerCase() : p.name);
+    validators[location] = compiler.compile(
+      {
+        type: 'object',
+        properties: Object.fromEntries(inLocation.map((p) => [key(p), p.schema ?? {}])),
+        required: inLocation.filter((p) => p.required).map(key),
+      },
+      { coerce: true },
+    );
+  }
+  const bodySchema = body?.content?.['application/json']?.schema;
+  if (bodySchema) validators.body = compiler.compile(bodySchema);
+
+  const responseValidators = new Map<number, ValidateFunction>();
+  for (const status of statuses) {
+    const schema = deref<OpenAPIV3_1.ResponseObject>(doc, op.responses?.[String(status)])?.content?.['application/json']?.schema;
+    if (schema) responseValidators.set(status, compiler.compile(schema));
+  }
+
+  return {
+    id: op.operationId as string,
+    method: method.toUpperCase(),
+    path,
+    segments: path.split('/').slice(1),
+    scopes,
+    requiresAuth: security.length > 0,
+    successStatus,
+    successHasBody: Boolean(success?.content),
+    declaredStatuses: statuses.sort((a, b) => a - b),
+    hasBody: Boolean(bodySchema),
+    bodyRequired: Boolean(body?.required),
+    validators,
+    responseValidators,
+  };
+}
+
+/** Follows a local `$ref` (components/parameters, responses, requestBodies). */
+function deref<T>(doc: object, value: unknown): T {
+  let current = value as { $ref?: string } | undefined;
+  for (let i = 0; current && typeof current.$ref === 'string' && i < 10; i++) {
+    current = current.$ref.slice(2).split('/').reduce<any>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+  }
+  return current as T;
+}
+
+export interface RequestParts {
+  path: Record<string, string>;
+  query: Record<string, unknown>;
+  header: Record<string, unknown>;
+  body: unknown;
+}
+
+/**
+ * Validates every part of a request against the operation, collecting one detail per problem across
+ * all parts before failing, so a caller fixes everything in one round trip. Coerces and fills
+ * defaults in place.
+ */
+export function validateRequest(op: Operation, parts: RequestParts): void {
+  const details: ErrorDetail[] = [];
+  for (const location of ['path', 'query', 'header'] as const) {
+    const validate = op.validators[location];
+    if (validate && !validate(parts[location])) details.push(...toErrorDetails(location, validate.errors));
+  }
+  if (op.validators.body && parts.body !== undefined) {
+    if (!op.validators.body(parts.body)) details.push(...toErrorDetails('body', op.validators.body.errors));
+  }
+  if (details.length) throw ApiError.badRequest(summarize(details), details);
+}
+
+export function summarize(details: ErrorDetail[]): string {
+  const first = details[0].message;
+  return details.length === 1 ? `Request is invalid: ${first}` : `Request is invalid (${details.length} problems): ${first} ...`;
+}
+
+export type { ErrorLocation };

@@ -1,0 +1,109 @@
+// One ajv instance per OpenAPI document: the document is added whole under an id, so every
+// `#/components/...` reference inside it resolves, and each operation's validators are compiled
+// once at boot from schemas that point into it.
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { ErrorDetail, ErrorLocation } from '../http/api-error.js';
+
+// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
+
+export class SchemaCompiler {
+  private readonly coercing: Ajv2020;
+  private readonly strict: Ajv2020;
+
+  constructor(readonly docId: string, doc: object, references: Array<{ id: string; doc: object }> = []) {
+    const make = (coerceTypes: boolean) => {
+      const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes, useDefaults: true, validateFormats: true });
+      addFormats(ajv);
+      ajv.addSchema(doc as object, docId);
+      for (const ref of references) ajv.addSchema(ref.doc, ref.id);
+      return ajv;
+    };
+    // Query, path and header values arrive as strings: they are coerced to the declared types.
+    this.coercing = make(true);
+    this.strict = make(false);
+  }
+
+  /** Compiles a schema found inside the document, or an inline schema whose refs point into it. */
+  compile(schema: object, { coerce = false } = {}): ValidateFunction {
+    return (coerce ? this.coercing : this.strict).compile(this.absolutize(schema));
+  }
+
+  /** `#/components/schemas/X` -> `<docId>#/components/schemas/X`, so inline schemas can use them. */
+  private absolutize(schema: unknown): object {
+    return JSON.parse(JSON.stringify(schema), (key, value) =>
+      key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${this.docId}${value}` : value,
+    );
+  }
+}
+
+const TYPE_CODES: Record<string, string> = {
+  string: 'string_type', integer: 'int_type', number: 'float_type', boolean: 'bool_type',
+  object: 'dict_type', array: 'list_type', null: 'none_required',
+};
+
+const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Turns ajv errors into the reference's `details`: one item per problem, each telling what to fix. */
+export function toErrorDetails(location: ErrorLocation, errors: ErrorObject[] | null | undefined): ErrorDetail[] {
+  if (!errors?.length) return [];
+  // `oneOf: [X, {type: null}]` reports the branch mismatch twice; keep the specific errors.
+  const specific = errors.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf' && e.keyword !== 'if');
+  const useful = specific.filter(
+    (e) => !(e.keyword === 'type' && e.params.type === 'null' && specific.some((o) => o !== e && o.instancePath.startsWith(e.instancePath))),
+  );
+  const seen = new Set<string>();
+  const details: ErrorDetail[] = [];
+  for (const e of useful.length ? useful : errors) {
+    const d = detailOf(location, e);
+    const key = `${d.pointer}|${d.type}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    details.push(d);
+  }
+  return details;
+}
+
+function detailOf(location: ErrorLocation, e: ErrorObject): ErrorDetail {
+  const where = (pointer: string) => (pointer ? `${location} ${location === 'body' ? 'field' : 'parameter'} '${pointer.slice(1)}'` : `the ${location}`);
+  const p = e.params as Record<string, any>;
+  switch (e.keyword) {
+    case 'required': {
+      const pointer = `${e.instancePath}/${escapePointer(p.missingProperty)}`;
+      return { location, pointer, type: 'missing', message: `${cap(where(pointer))} is required.` };
+    }
+    case 'additionalProperties': {
+      const pointer = `${e.instancePath}/${escapePointer(p.additionalProperty)}`;
+      return { location, pointer, type: 'extra_forbidden', message: `${cap(where(pointer))} is not allowed; remove it.` };
+    }
+    case 'type':
+      return { location, pointer: e.instancePath, type: TYPE_CODES[Array.isArray(p.type) ? p.type[0] : p.type] ?? 'type_error', message: `${cap(where(e.instancePath))} must be of type ${Array.isArray(p.type) ? p.type.join(' or ') : p.type}.` };
+    case 'minLength':
+      return { location, pointer: e.instancePath, type: 'string_too_short', message: `${cap(where(e.instancePath))} must have at least ${p.limit} character${p.limit === 1 ? '' : 's'}.` };
+    case 'maxLength':
+      return { location, pointer: e.instancePath, type: 'string_too_long', message: `${cap(where(e.instancePath))} must have at most ${p.limit} characters.` };
+    case 'pattern':
+      return { location, pointer: e.instancePath, type: 'string_pattern_mismatch', message: `${cap(where(e.instancePath))} must match the pattern ${p.pattern}.` };
+    case 'format': {
+      const type = p.format === 'uuid' ? 'uuid_parsing' : p.format === 'date-time' ? 'datetime_parsing' : p.format === 'uri' ? 'url_parsing' : 'format';
+      return { location, pointer: e.instancePath, type, message: `${cap(where(e.instancePath))} must be a valid ${p.format}.` };
+    }
+    case 'enum':
+      return { location, pointer: e.instancePath, type: 'enum', message: `${cap(where(e.instancePath))} must be one of: ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.` };
+    case 'const':
+      return { location, pointer: e.instancePath, type: 'literal_error', message: `${cap(where(e.instancePath))} must be ${JSON.stringify(p.allowedValue)}.` };
+    case 'minimum':
+      return { location, pointer: e.instancePath, type: 'greater_than_equal', message: `${cap(where(e.instancePath))} must be at least ${p.limit}.` };
+    case 'maximum':
+      return { location, pointer: e.instancePath, type: 'less_than_equal', message: `${cap(where(e.instancePath))} must be at most ${p.limit}.` };
+    case 'minItems':
+      return { location, pointer: e.instancePath, type: 'too_short', message: `${cap(where(e.instancePath))} must have at least ${p.limit} item${p.limit === 1 ? '' : 's'}.` };
+    case 'maxItems':
+      return { location, pointer: e.instancePath, type: 'too_long', message: `${cap(where(e.instancePath))} must have at most ${p.limit} items.` };
+    default:
+      return { location, pointer: e.instancePath, type: e.keyword, message: `${cap(where(e.instancePath))} ${e.message ?? 'is invalid'}.` };
+  }
+}
+
+const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

@@ -1,0 +1,95 @@
+// A typed collection over one array of the lowdb data, with an id index so lookups do not scan,
+// and cached ordered views (rebuilt only after a change) so cursors do not re-sort per request.
+
+export class Collection<T extends { id: string }> {
+  private byId = new Map<string, T>();
+  private views = new Map<string, { version: number; rows: T[] }>();
+  private version = 0;
+
+  constructor(
+    readonly name: string,
+    private rows: T[],
+    private readonly changed: () => void,
+  ) {
+    for (const row of rows) this.byId.set(row.id, row);
+  }
+
+  get size(): number {
+    return this.rows.length;
+  }
+
+  get(id: string): T | undefined {
+    return this.byId.get(id);
+  }
+
+  all(): readonly T[] {
+    return this.rows;
+  }
+
+  find(predicate: (row: T) => boolean): T | undefined {
+    return this.rows.find(predicate);
+  }
+
+  where(predicate: (row: T) => boolean): T[] {
+    return this.rows.filter(predicate);
+  }
+
+  insert(row: T): T {
+    if (this.byId.has(row.id)) throw new Error(`${this.name}: a record with id ${row.id} exists`);
+    this.rows.push(row);
+    this.byId.set(row.id, row);
+    this.touch();
+    return row;
+  }
+
+  /** Merges fields into a record in place; undefined when there is no such record. */
+  update(id: string, patch: Partial<T>): T | undefined {
+    const row = this.byId.get(id);
+    if (!row) return undefined;
+    Object.assign(row, patch);
+    this.touch();
+    return row;
+  }
+
+  /** Replaces a whole record, keeping its place in the collection. */
+  replace(row: T): T {
+    const existing = this.byId.get(row.id);
+    if (!existing) return this.insert(row);
+    this.rows[this.rows.indexOf(existing)] = row;
+    this.byId.set(row.id, row);
+    this.touch();
+    return row;
+  }
+
+  remove(id: string): boolean {
+    const row = this.byId.get(id);
+    if (!row) return false;
+    this.rows.splice(this.rows.indexOf(row), 1);
+    this.byId.delete(id);
+    this.touch();
+    return true;
+  }
+
+  removeWhere(predicate: (row: T) => boolean): number {
+    const doomed = this.rows.filter(predicate);
+    for (const row of doomed) this.remove(row.id);
+    return doomed.length;
+  }
+
+  /**
+   * The rows matching `key`'s filter in `compare` order, cached until the collection changes:
+   * a list endpoint pays the sort once per change, not once per request.
+   */
+  view(key: string, filter: (row: T) => boolean, compare: (a: T, b: T) => number): readonly T[] {
+    const cached = this.views.get(key);
+    if (cached && cached.version === this.version) return cached.rows;
+    const rows = this.rows.filter(filter).sort(compare);
+    this.views.set(key, { version: this.version, rows });
+    return rows;
+  }
+
+  private touch(): void {
+    this.version++;
+    this.changed();
+  }
+}

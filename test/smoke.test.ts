@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody, startTestSandbox, type TestSandbox } from './support/sandbox.js';
+
+describe('request flow', () => {
+  let sb: TestSandbox;
+  beforeAll(async () => {
+    sb = await startTestSandbox();
+  });
+  afterAll(() => sb.server.close());
+
+  it('serves an authenticated GET with JSON and a request id', async () => {
+    const res = await sb.http.get('/card-scheme-definitions').set('authorization', sb.auth);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.body.items.length).toBeGreaterThan(0);
+  });
+
+  it('echoes the caller request id', async () => {
+    const res = await sb.http.get('/card-scheme-definitions').set('authorization', sb.auth).set('x-request-id', 'ci-run-42');
+    expect(res.headers['x-request-id']).toBe('ci-run-42');
+  });
+
+  it('answers an unknown path with 404 not_found', async () => {
+    const res = await sb.http.get('/no-such-thing').set('authorization', sb.auth);
+    expect(res.status).toBe(404);
+    expectErrorBody(res.body, 404, 'not_found');
+  });
+
+  it('answers a known path with another method with 405 and Allow', async () => {
+    const res = await sb.http.post('/connections').set('authorization', sb.auth);
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe('GET');
+    expectErrorBody(res.body, 405, 'method_not_allowed');
+  });
+});
