@@ -4,8 +4,9 @@ import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '../http/api-error.js';
 import type { Principal, SandboxEnv } from '../http/env.js';
 import type { Store } from '../store/store.js';
-import { allowedScope } from './scopes.js';
-import { verifyToken, type TokenCache } from './verify-token.js';
+import { ALL_SCOPES } from './mint-token.js';
+import { allowedScope, grants, roleScopesOf } from './scopes.js';
+import { unauthorized, verifyToken, type TokenCache } from './verify-token.js';
 
 export const MERCHANT_ACCOUNT_HEADER = 'x-service-merchant-account-id';
 export const DEFAULT_MERCHANT_ACCOUNT = 'default';
@@ -13,9 +14,12 @@ export const DEFAULT_MERCHANT_ACCOUNT = 'default';
 export interface AuthDeps {
   mode: 'jwt' | 'none';
   tokenCache: TokenCache;
+  /** Wall clock that token times are checked against (tests may inject one). */
+  wallClock?: () => number;
 }
 
 export function authenticate(deps: AuthDeps): MiddlewareHandler<SandboxEnv> {
+  const wallClock = deps.wallClock ?? (() => Date.now()); // looked up per call: fake timers apply
   return async function authenticateRequest(c, next) {
     const operation = c.var.operation;
     const store = c.var.ns.store;
@@ -25,26 +29,19 @@ export function authenticate(deps: AuthDeps): MiddlewareHandler<SandboxEnv> {
     if (!operation.requiresAuth) {
       // Public operations (Click to Pay) ignore any Authorization header, even an expired token.
       principal = { kind: 'anonymous', keyPair: null, scopes: [], claims: {} };
+      checkMerchantExists(store, merchantAccountId);
     } else if (deps.mode === 'none') {
-      principal = { kind: 'auth-off', keyPair: null, scopes: ['*.read', '*.write', 'embed'], claims: {} };
+      principal = { kind: 'auth-off', keyPair: null, scopes: [...ALL_SCOPES], claims: {} };
+      checkMerchantExists(store, merchantAccountId);
     } else {
       const token = bearerToken(c.req.header('authorization'));
-      const verified = await verifyToken(token, store, deps.tokenCache);
+      const verified = await verifyToken(token, store, deps.tokenCache, wallClock());
       const pair = verified.pair;
-      const roleScopes = pair.role_ids.flatMap((id) => store.collections.roles.get(id)?.scopes ?? []);
-      if (!allowedScope(operation.scopes, verified.scopes, roleScopes)) {
-        const which = operation.scopes.map((s) => `'${s}'`).join(' or ');
-        const lacking = operation.scopes.some((s) => allowedScope([s], verified.scopes, ['*.read', '*.write', 'embed']))
-          ? "the API key pair's roles do not grant it"
-          : 'the token scopes do not include it';
-        throw ApiError.forbidden(`This operation (${operation.id}) requires the scope ${which}; ${lacking}.`);
-      }
-      checkMerchantAccess(store, merchantAccountId, pair.merchant_account_ids, pair.id);
+      // Authenticated: the pair was used, whether or not this operation is then allowed.
       store.collections.api_key_pairs.update(pair.id, { last_used_at: c.var.ns.clock.nowIso() });
+      checkScope(operation.id, operation.scopes, verified.scopes, roleScopesOf(store.collections.roles, pair.role_ids), pair.id);
+      checkMerchantAccess(store, merchantAccountId, pair.merchant_account_ids, pair.id);
       principal = { kind: 'key-pair', keyPair: pair, scopes: verified.scopes, claims: verified.claims as Record<string, unknown> };
-    }
-    if (principal.kind !== 'key-pair' && !store.collections.merchant_accounts.get(merchantAccountId)) {
-      throw merchantRefused(merchantAccountId);
     }
     c.set('principal', principal);
     c.set('merchantAccountId', merchantAccountId);
@@ -52,21 +49,42 @@ export function authenticate(deps: AuthDeps): MiddlewareHandler<SandboxEnv> {
   };
 }
 
-function bearerToken(header: string | undefined): string {
-  if (!header) throw ApiError.unauthorized('Missing Authorization header: send "Authorization: Bearer <token>".');
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw ApiError.unauthorized('The Authorization header must be "Bearer <token>".');
-  return match[1];
+/** `Bearer <token>`: the scheme is case-insensitive and may be followed by several spaces (RFC 7235). */
+export function bearerToken(header: string | undefined): string {
+  const match = /^\s*(\S+)(?:\s+(.*?))?\s*$/.exec(header ?? '');
+  if (!match) throw unauthorized('Missing Authorization header: send "Authorization: Bearer <token>".');
+  if (match[1].toLowerCase() !== 'bearer') {
+    throw unauthorized(`The Authorization header must use the Bearer scheme, not '${match[1].slice(0, 20)}': send "Authorization: Bearer <token>".`);
+  }
+  const token = match[2] ?? '';
+  if (!token) throw unauthorized('The Authorization header has the Bearer scheme but no token: send "Authorization: Bearer <token>".');
+  if (/\s/.test(token)) throw unauthorized('The bearer token must be one JWT without spaces: send "Authorization: Bearer <token>".');
+  return token;
+}
+
+/** Effective scopes = token scopes that the pair's roles also grant; the 403 names the missing scope. */
+function checkScope(operationId: string, required: string[], tokenScopes: string[], roleScopes: string[], pairId: string): void {
+  if (allowedScope(required, tokenScopes, roleScopes)) return;
+  const which = required.map((s) => `'${s}'`).join(' or ');
+  const inToken = required.some((s) => grants(tokenScopes, s));
+  const reason = inToken
+    ? `the token grants it but the roles of API key pair ${pairId} do not`
+    : `the token scopes [${tokenScopes.slice(0, 20).join(', ')}] do not include it`;
+  throw ApiError.forbidden(`Missing scope ${which}: operation ${operationId} requires it, and ${reason}.`);
 }
 
 /** A pair limited to some merchant accounts may act only on those; an empty list means all. */
 export function checkMerchantAccess(store: Store, merchantAccountId: string, allowed: string[], pairId: string): void {
-  if (!store.collections.merchant_accounts.get(merchantAccountId)) throw merchantRefused(merchantAccountId);
+  checkMerchantExists(store, merchantAccountId);
   if (allowed.length && !allowed.includes(merchantAccountId)) {
-    throw ApiError.forbidden(`The API key pair ${pairId} may not act on merchant account '${merchantAccountId}'.`);
+    throw ApiError.forbidden(
+      `API key pair ${pairId} may not act on merchant account '${merchantAccountId}'; it is limited to: ${allowed.join(', ')}.`,
+    );
   }
 }
 
-function merchantRefused(id: string): ApiError {
-  return ApiError.forbidden(`Merchant account '${id.slice(0, 100)}' does not exist or is not accessible.`);
+function checkMerchantExists(store: Store, merchantAccountId: string): void {
+  if (!store.collections.merchant_accounts.get(merchantAccountId)) {
+    throw ApiError.forbidden(`Merchant account '${merchantAccountId.slice(0, 100)}' does not exist or is not accessible (header ${MERCHANT_ACCOUNT_HEADER}).`);
+  }
 }

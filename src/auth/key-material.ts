@@ -19,6 +19,28 @@ export function parsePublicKey(pem: string): KeyObject {
   }
 }
 
+const SPKI_PEM = /^-----BEGIN PUBLIC KEY-----\r?\n[A-Za-z0-9+/=\r\n]+-----END PUBLIC KEY-----$/;
+
+/**
+ * A key a caller registers: exactly one SPKI PEM block ("BEGIN PUBLIC KEY"). Node would also derive
+ * a public key from a private key or a certificate; those are refused so that a private key sent by
+ * mistake is never accepted (nor echoed back).
+ */
+export function parseRegisteredPublicKey(pem: string): { key: KeyObject } | { problem: string; secret: boolean } {
+  const text = pem.trim();
+  if (/PRIVATE KEY-----/.test(text)) {
+    return { problem: 'public_key holds a private key: send only the public key (SPKI PEM, "-----BEGIN PUBLIC KEY-----"), and keep the private key secret.', secret: true };
+  }
+  if (!SPKI_PEM.test(text)) {
+    return { problem: 'public_key is not a PEM-encoded public key: send one "-----BEGIN PUBLIC KEY-----" block (SPKI).', secret: false };
+  }
+  try {
+    return { key: createPublicKey({ key: text, format: 'pem' }) };
+  } catch {
+    return { problem: 'public_key is a PEM block that does not hold a readable public key.', secret: false };
+  }
+}
+
 /** Which pair algorithm a key belongs to, or null when it is neither ECDSA P-521 nor RSA. */
 export function keyAlgorithmOf(key: KeyObject): KeyAlgorithm | null {
   if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'secp521r1') return 'ECDSA';

@@ -16,7 +16,7 @@ export function allowedScope(required: readonly string[], tokenScopes: readonly 
   return required.find((scope) => grants(tokenScopes, scope) && grants(roleScopes, scope)) ?? null;
 }
 
-/** Whether every scope of `wanted` is granted by `held` (wildcards in `wanted` need wildcards in `held`). */
-export function isSubset(wanted: readonly string[], held: readonly string[]): boolean {
-  return wanted.every((scope) => grants(held, scope));
+/** Every scope the given roles grant (an unknown role id grants nothing). */
+export function roleScopesOf(roles: { get(id: string): { scopes: string[] } | undefined }, roleIds: readonly string[]): string[] {
+  return roleIds.flatMap((id) => roles.get(id)?.scopes ?? []);
 }

@@ -2,7 +2,7 @@
 // request or response objects here. Token times are checked against the wall clock (clients mint
 // tokens with real time), never against the sandbox clock, which tests may move by days.
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
 import { ApiError } from '../http/api-error.js';
 import type { ApiKeyPairRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
@@ -24,26 +24,42 @@ interface CacheEntry {
 }
 
 /**
- * Verified tokens, kept until they expire. An entry is only a shortcut past the signature check:
- * the pair must still exist with the same public key and be active, and the token must still be
- * within its validity window, exactly as a full verification would require.
+ * Tokens whose signature was verified, kept until they expire. An entry only spares the signature
+ * check: every other rule (known kid, active pair, matching alg, same public key, exp/nbf) is
+ * checked again on each use, so the cache never accepts what a full verification would refuse.
  */
 export class TokenCache {
   private entries = new Map<string, CacheEntry>();
   constructor(private readonly max = 10_000) {}
 
+  get size(): number {
+    return this.entries.size;
+  }
+
   get(token: string): CacheEntry | undefined {
     return this.entries.get(token);
   }
 
-  set(token: string, entry: CacheEntry): void {
-    if (this.entries.size >= this.max) this.entries.clear();
+  set(token: string, entry: CacheEntry, nowSeconds: number): void {
+    if (this.entries.size >= this.max) this.dropExpired(nowSeconds);
+    if (this.entries.size >= this.max) this.entries.clear(); // all still valid: start over, never grow
     this.entries.set(token, entry);
   }
 
   delete(token: string): void {
     this.entries.delete(token);
   }
+
+  private dropExpired(nowSeconds: number): void {
+    for (const [token, entry] of this.entries) {
+      if (isExpired(entry.claims, nowSeconds)) this.entries.delete(token);
+    }
+  }
+}
+
+/** 401 with the RFC 6750 challenge, so generic HTTP clients know a bearer token is expected. */
+export function unauthorized(message: string): ApiError {
+  return new ApiError(401, 'unauthorized', message, [], { headers: { 'www-authenticate': 'Bearer' } });
 }
 
 const keyCache = new WeakMap<ApiKeyPairRecord, { pem: string; key: KeyObject }>();
@@ -56,75 +72,91 @@ function publicKeyOf(pair: ApiKeyPairRecord): KeyObject {
   return key;
 }
 
-function findPair(store: Store, kid: string): ApiKeyPairRecord | undefined {
-  return store.collections.api_key_pairs.find((p) => p.thumbprint === kid);
+function isExpired(claims: JWTPayload, nowSeconds: number): boolean {
+  return typeof claims.exp === 'number' && claims.exp <= nowSeconds - CLOCK_SKEW_SECONDS;
 }
 
+/** The same rules jose applies (exp <= now - skew is expired, nbf > now + skew is early). */
 function checkTimes(claims: JWTPayload, nowSeconds: number): void {
-  if (typeof claims.exp === 'number' && claims.exp <= nowSeconds - CLOCK_SKEW_SECONDS) throw ApiError.unauthorized('The bearer token has expired: mint a fresh one.');
-  if (typeof claims.nbf === 'number' && claims.nbf > nowSeconds + CLOCK_SKEW_SECONDS) throw ApiError.unauthorized('The bearer token is not valid yet (nbf is in the future).');
+  if (isExpired(claims, nowSeconds)) throw unauthorized(EXPIRED);
+  if (typeof claims.nbf === 'number' && claims.nbf > nowSeconds + CLOCK_SKEW_SECONDS) throw unauthorized(NOT_YET_VALID);
 }
+
+const EXPIRED = 'The bearer token has expired (exp is more than 30 s in the past): mint a fresh one.';
+const NOT_YET_VALID = 'The bearer token is not valid yet (nbf is more than 30 s in the future): check the clock of the machine that minted it.';
 
 function scopesOf(claims: JWTPayload): string[] {
   const scopes = claims.scopes;
   if (scopes === undefined) return [];
   if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string')) {
-    throw ApiError.unauthorized('The bearer token claim "scopes" must be an array of strings.');
+    throw unauthorized('The bearer token claim "scopes" must be an array of strings.');
   }
   return scopes as string[];
 }
 
-export async function verifyToken(token: string, store: Store, cache: TokenCache, nowMs = Date.now()): Promise<VerifiedToken> {
-  const nowSeconds = Math.floor(nowMs / 1000);
-  const hit = cache.get(token);
-  if (hit) {
-    const pair = store.collections.api_key_pairs.get(hit.pairId);
-    if (pair && pair.public_key === hit.publicKey && pair.active) {
-      checkTimes(hit.claims, nowSeconds);
-      return { pair, scopes: hit.scopes, claims: hit.claims };
-    }
-    cache.delete(token); // fall through to a full verification, which gives the precise reason
-  }
-
-  let header: ReturnType<typeof decodeProtectedHeader>;
+/** Header checks that need no signature: accepted alg, known kid, active pair, alg of that pair. */
+function pairOfHeader(token: string, store: Store): { pair: ApiKeyPairRecord; alg: 'ES512' | 'RS512' } {
+  let header: ProtectedHeaderParameters;
   try {
     header = decodeProtectedHeader(token);
   } catch {
-    throw ApiError.unauthorized('The bearer token is not a well-formed JWT.');
+    throw unauthorized('The bearer token is not a well-formed JWT (three base64url parts: header.payload.signature).');
   }
-  const alg = String(header.alg ?? '');
-  if (alg === 'none' || alg.toUpperCase().startsWith('HS')) throw ApiError.unauthorized(`The bearer token algorithm ${alg} is not accepted: sign with ES512 (ECDSA pairs) or RS512 (RSA pairs).`);
-  if (typeof header.kid !== 'string' || !header.kid) throw ApiError.unauthorized('The bearer token header has no kid: set it to the API key pair thumbprint.');
-  const pair = findPair(store, header.kid);
-  if (!pair) throw ApiError.unauthorized(`No API key pair has the thumbprint ${header.kid.slice(0, 100)} (the token kid).`);
-  if (!pair.active) throw ApiError.unauthorized(`The API key pair ${pair.id} is inactive.`);
+  const alg = typeof header.alg === 'string' ? header.alg : '';
+  if (alg === '' || alg.toLowerCase() === 'none' || alg.toUpperCase().startsWith('HS')) {
+    throw unauthorized(`The bearer token algorithm '${alg.slice(0, 20)}' is not accepted: sign with ES512 (ECDSA pairs) or RS512 (RSA pairs).`);
+  }
+  if (typeof header.kid !== 'string' || !header.kid) throw unauthorized('The bearer token header has no kid: set it to the API key pair thumbprint.');
+  const kid = header.kid;
+  const pair = store.collections.api_key_pairs.find((p) => p.thumbprint === kid);
+  if (!pair) throw unauthorized(`No API key pair has the thumbprint '${kid.slice(0, 100)}' (the token kid).`);
+  if (!pair.active) throw unauthorized(`The API key pair ${pair.id} is inactive: activate it or use another pair.`);
   const expected = jwsAlgorithmOf(pair.algorithm);
-  if (alg !== expected) throw ApiError.unauthorized(`The bearer token is signed with ${alg}, but API key pair ${pair.id} (${pair.algorithm}) requires ${expected}.`);
+  if (alg !== expected) {
+    throw unauthorized(`The bearer token is signed with ${alg.slice(0, 20)}, but API key pair ${pair.id} (${pair.algorithm}) requires ${expected}.`);
+  }
+  return { pair, alg: expected };
+}
+
+/**
+ * Verifies `token` against the store's key pairs at wall-clock time `nowMs`. exp is required;
+ * nbf and exp allow 30 s of clock skew.
+ */
+export async function verifyToken(token: string, store: Store, cache: TokenCache, nowMs = Date.now()): Promise<VerifiedToken> {
+  const nowSeconds = Math.floor(nowMs / 1000);
+  const { pair, alg } = pairOfHeader(token, store);
+
+  const hit = cache.get(token);
+  if (hit && hit.pairId === pair.id && hit.publicKey === pair.public_key) {
+    checkTimes(hit.claims, nowSeconds);
+    return { pair, scopes: hit.scopes, claims: hit.claims };
+  }
+  if (hit) cache.delete(token); // the pair behind the kid changed: verify again from scratch
 
   let claims: JWTPayload;
   try {
     ({ payload: claims } = await jwtVerify(token, publicKeyOf(pair), {
-      algorithms: [expected],
+      algorithms: [alg],
       clockTolerance: CLOCK_SKEW_SECONDS,
       currentDate: new Date(nowMs),
       requiredClaims: ['exp'],
     }));
   } catch (err) {
-    throw ApiError.unauthorized(reasonOf(err));
+    throw unauthorized(reasonOf(err));
   }
   const scopes = scopesOf(claims);
-  cache.set(token, { pairId: pair.id, publicKey: pair.public_key, claims, scopes });
+  cache.set(token, { pairId: pair.id, publicKey: pair.public_key, claims, scopes }, nowSeconds);
   return { pair, scopes, claims };
 }
 
 function reasonOf(err: unknown): string {
-  if (err instanceof joseErrors.JWTExpired) return 'The bearer token has expired: mint a fresh one.';
-  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'The bearer token signature does not match the API key pair of its kid.';
+  if (err instanceof joseErrors.JWTExpired) return EXPIRED;
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'The bearer token signature does not match the public key of the API key pair named by its kid.';
   if (err instanceof joseErrors.JWTClaimValidationFailed) {
-    if (err.claim === 'nbf') return 'The bearer token is not valid yet (nbf is in the future).';
-    if (err.claim === 'exp') return 'The bearer token has no valid exp claim.';
+    if (err.claim === 'nbf') return NOT_YET_VALID;
+    if (err.claim === 'exp') return 'The bearer token needs a numeric exp claim (clients mint 30-second tokens).';
     return `The bearer token claim ${err.claim} is invalid: ${err.reason}.`;
   }
-  if (err instanceof joseErrors.JWTInvalid || err instanceof joseErrors.JWSInvalid) return 'The bearer token is not a well-formed JWT.';
+  if (err instanceof joseErrors.JWTInvalid || err instanceof joseErrors.JWSInvalid) return 'The bearer token is not a well-formed JWT (its payload must be a JSON object).';
   return 'The bearer token could not be verified.';
 }

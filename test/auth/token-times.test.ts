@@ -1,0 +1,143 @@
+// Token lifetime (exp/nbf with 30 s of skew, against a pinned wall clock), the verified-token cache
+// (never accepts what verification refuses) and last_used_at (sandbox clock).
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { mintToken } from '../../src/auth/mint-token.js';
+import { expectErrorBody, keyPem, startTestSandbox, tokenFor, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
+import { calls, createPair, pairRecord, privateKeyOf, signRaw, thumbprintOfPem } from './support.js';
+
+const PINNED_MS = Date.UTC(2026, 10, 22, 10, 0, 0, 400); // mid-second, so second truncation is visible
+const NOW = Math.floor(PINNED_MS / 1000);
+
+describe('token times and the token cache', () => {
+  let sb: TestSandbox;
+  let adminKid: string;
+  beforeAll(async () => {
+    sb = await startTestSandbox();
+    adminKid = await thumbprintOfPem(keyPem('admin'));
+  });
+  afterAll(() => sb?.server.close());
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'], now: PINNED_MS });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const bearer = (token: string) => `Bearer ${token}`;
+  const admin = (times: { exp?: number | null; nbf?: number | null }) => signRaw({ key: privateKeyOf('admin'), alg: 'ES512', kid: adminKid, ...times });
+
+  async function expect401(auth: string, message: RegExp): Promise<void> {
+    const res = await calls.read(sb, auth);
+    expect(res.status).toBe(401);
+    expectErrorBody(res.body, 401, 'unauthorized');
+    expect(res.body.message).toMatch(message);
+  }
+
+  describe('exp and nbf with 30 s of skew', () => {
+    it('accepts a token expired 29 s ago, refuses one expired 31 s (and exactly 30 s) ago', async () => {
+      expect((await calls.read(sb, bearer(await admin({ exp: NOW - 29, nbf: NOW - 100 })))).status).toBe(200);
+      await expect401(bearer(await admin({ exp: NOW - 31, nbf: NOW - 100 })), /has expired/);
+      await expect401(bearer(await admin({ exp: NOW - 30, nbf: NOW - 100 })), /has expired/);
+    });
+
+    it('accepts nbf 29 s (and 30 s) in the future, refuses 31 s', async () => {
+      expect((await calls.read(sb, bearer(await admin({ nbf: NOW + 29, exp: NOW + 90 })))).status).toBe(200);
+      expect((await calls.read(sb, bearer(await admin({ nbf: NOW + 30, exp: NOW + 90 })))).status).toBe(200);
+      await expect401(bearer(await admin({ nbf: NOW + 31, exp: NOW + 90 })), /not valid yet/);
+    });
+
+    it('accepts tokens minted with issuedAt offsets the same way', async () => {
+      const old = await mintToken({ privateKeyPem: keyPem('admin'), issuedAt: NOW - 60 - 29, ttlSeconds: 60 });
+      expect((await calls.read(sb, bearer(old))).status).toBe(200);
+      const tooOld = await mintToken({ privateKeyPem: keyPem('admin'), issuedAt: NOW - 60 - 31, ttlSeconds: 60 });
+      await expect401(bearer(tooOld), /has expired/);
+    });
+
+    it('checks times against the wall clock, not the sandbox clock', async () => {
+      const ns = sb.deps.namespaces.get();
+      ns.clock.set(PINNED_MS + 10 * 86_400_000);
+      try {
+        expect((await calls.read(sb, bearer(await admin({ exp: NOW + 30 })))).status).toBe(200);
+      } finally {
+        ns.clock.reset();
+      }
+    });
+  });
+
+  describe('the cache never accepts what verification refuses', () => {
+    it('refuses a cached token once it expires', async () => {
+      const token = await admin({ exp: NOW + 10 });
+      expect((await calls.read(sb, bearer(token))).status).toBe(200);
+      vi.setSystemTime(PINNED_MS + 39_000); // exp = now - 29: still inside the skew
+      expect((await calls.read(sb, bearer(token))).status).toBe(200);
+      vi.setSystemTime(PINNED_MS + 41_000); // exp = now - 31
+      await expect401(bearer(token), /has expired/);
+    });
+
+    it('refuses a cached token after its pair is deactivated, and accepts it again once reactivated', async () => {
+      const created = await createPair(sb, bearer(await tokenFor('admin')), { display_name: 'Deactivated later', role_ids: [WELL_KNOWN.roles.admin.id] });
+      const token = await mintToken({ privateKeyPem: created.private_key, ttlSeconds: 300 });
+      expect((await calls.read(sb, bearer(token))).status).toBe(200);
+      const pairs = sb.deps.namespaces.get().store.collections.api_key_pairs;
+      pairs.update(created.id, { active: false });
+      await expect401(bearer(token), new RegExp(`API key pair ${created.id} is inactive`));
+      pairs.update(created.id, { active: true });
+      expect((await calls.read(sb, bearer(token))).status).toBe(200);
+    });
+
+    it('refuses a cached token after its pair is deleted', async () => {
+      const created = await createPair(sb, bearer(await tokenFor('admin')), { display_name: 'Deleted later', role_ids: [WELL_KNOWN.roles.admin.id] });
+      const token = await mintToken({ privateKeyPem: created.private_key, ttlSeconds: 300 });
+      expect((await calls.read(sb, bearer(token))).status).toBe(200);
+      sb.deps.namespaces.get().store.collections.api_key_pairs.remove(created.id);
+      await expect401(bearer(token), /No API key pair has the thumbprint/);
+    });
+
+    it('refuses a cached token after the public key of its pair is replaced (same thumbprint kept)', async () => {
+      const created = await createPair(sb, bearer(await tokenFor('admin')), { display_name: 'Rekeyed later', role_ids: [WELL_KNOWN.roles.admin.id] });
+      const token = await mintToken({ privateKeyPem: created.private_key, ttlSeconds: 300 });
+      expect((await calls.read(sb, bearer(token))).status).toBe(200);
+      const otherKey = pairRecord(sb, WELL_KNOWN.keyPairs.readOnly.id)!.public_key;
+      sb.deps.namespaces.get().store.collections.api_key_pairs.update(created.id, { public_key: otherKey });
+      await expect401(bearer(token), /signature does not match/);
+    });
+
+    it('refuses a cached token in a namespace where its pair does not exist', async () => {
+      const created = await createPair(sb, bearer(await tokenFor('admin')), { display_name: 'Only in default', role_ids: [WELL_KNOWN.roles.admin.id] });
+      const token = await mintToken({ privateKeyPem: created.private_key, ttlSeconds: 300 });
+      expect((await calls.read(sb, bearer(token))).status).toBe(200);
+      const res = await sb.http.get('/card-scheme-definitions').set('authorization', bearer(token)).set('x-sandbox-namespace', 'auth-cache-other');
+      expect(res.status).toBe(401);
+      expect(res.body.message).toMatch(/No API key pair has the thumbprint/);
+    });
+  });
+
+  describe('last_used_at', () => {
+    it('records the sandbox clock on the pair at each authenticated request, even a refused one', async () => {
+      const ns = sb.deps.namespaces.get();
+      const before = pairRecord(sb, WELL_KNOWN.keyPairs.readOnly.id)!;
+      const updatedAt = before.updated_at;
+      ns.clock.freeze(Date.parse('2031-05-06T07:08:09.000Z'));
+      try {
+        expect((await calls.read(sb, bearer(await tokenFor('read-only')))).status).toBe(200);
+        expect(pairRecord(sb, WELL_KNOWN.keyPairs.readOnly.id)!.last_used_at).toBe('2031-05-06T07:08:09.000Z');
+        ns.clock.set(Date.parse('2031-05-06T08:00:00.000Z'));
+        expect((await calls.updateBuyer(sb, bearer(await tokenFor('read-only')))).status).toBe(403);
+        const after = pairRecord(sb, WELL_KNOWN.keyPairs.readOnly.id)!;
+        expect(after.last_used_at).toBe('2031-05-06T08:00:00.000Z');
+        expect(after.updated_at).toBe(updatedAt);
+      } finally {
+        ns.clock.reset();
+      }
+    });
+
+    it('does not touch last_used_at on a refused token', async () => {
+      expect(pairRecord(sb, WELL_KNOWN.keyPairs.inactive.id)!.last_used_at).toBeNull();
+      expect((await calls.read(sb, bearer(await tokenFor('inactive')))).status).toBe(401);
+      expect(pairRecord(sb, WELL_KNOWN.keyPairs.inactive.id)!.last_used_at).toBeNull();
+      const before = pairRecord(sb, WELL_KNOWN.keyPairs.admin.id)!.last_used_at;
+      expect((await calls.read(sb, bearer(await signRaw({ key: privateKeyOf('rsa'), alg: 'RS512', kid: adminKid })))).status).toBe(401);
+      expect(pairRecord(sb, WELL_KNOWN.keyPairs.admin.id)!.last_used_at).toBe(before);
+    });
+  });
+});
