@@ -33,18 +33,20 @@ export class OperationRouter {
     this.routes.sort((a, b) => b.staticCount - a.staticCount);
   }
 
-  /** Throws 404 or 405 as an ApiError when nothing matches. */
+  /**
+   * The most specific template matching the path decides: its operation for the method, else 405.
+   * A less specific template is never tried for another method, so PUT /buyers/payment-methods is a
+   * 405 (Allow: GET) rather than an update of a buyer whose id is "payment-methods".
+   */
   match(method: string, path: string): Match {
     const segments = splitPath(path);
-    let pathMatched: Route | undefined;
     for (const route of this.routes) {
       const params = matchSegments(route.segments, segments);
       if (!params) continue;
       const operation = route.byMethod.get(method);
       if (operation) return { operation, params };
-      pathMatched ??= route;
+      throw ApiError.methodNotAllowed(method, path, [...route.byMethod.keys()]);
     }
-    if (pathMatched) throw ApiError.methodNotAllowed(method, path, [...pathMatched.byMethod.keys()]);
     throw ApiError.notFound(`No operation is served at ${path}.`);
   }
 }

@@ -1,18 +1,34 @@
 // Parses the JSON body and validates path, query, header and body against the operation's
 // compiled schemas; every problem becomes one `details` item of a single 400.
 import type { MiddlewareHandler } from 'hono';
-import { validateRequest } from '../spec/operations.js';
+import { summarize, validateRequest } from '../spec/operations.js';
 import { ApiError } from './api-error.js';
 import type { SandboxEnv } from './env.js';
 
 export function validate(): MiddlewareHandler<SandboxEnv> {
   return async function validateAgainstSpec(c, next) {
     const operation = c.var.operation;
-    const body = operation.hasBody ? await readJsonBody(c.req.raw.headers.get('content-type'), await c.req.text(), operation.bodyRequired) : undefined;
     const query = queryOf(c.req.url);
     const header = Object.fromEntries(c.req.raw.headers); // names arrive lower-cased
     const path = { ...c.var.pathParams };
-    validateRequest(operation, { path, query, header, body });
+    // A body that cannot be read as JSON is one more problem: path, query and header problems are
+    // still reported with it, so the caller fixes everything in one round trip.
+    let body: unknown;
+    let bodyProblem: ApiError | null = null;
+    try {
+      body = operation.hasBody ? await readJsonBody(c.req.raw.headers.get('content-type'), await c.req.text(), operation.bodyRequired) : undefined;
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 400) throw err;
+      bodyProblem = err;
+    }
+    try {
+      validateRequest(operation, { path, query, header, body });
+    } catch (err) {
+      if (!bodyProblem || !(err instanceof ApiError)) throw err;
+      const details = [...err.details, ...bodyProblem.details];
+      throw ApiError.badRequest(summarize(details), details);
+    }
+    if (bodyProblem) throw bodyProblem;
     c.set('pathParams', path);
     c.set('query', query);
     c.set('headers', header);
@@ -42,11 +58,33 @@ export async function readJsonBody(contentType: string | null, text: string, req
       { location: 'header', pointer: '/content-type', type: 'content_type', message: 'Use Content-Type: application/json.' },
     ]);
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (err) {
     throw ApiError.badRequest(`The request body is not valid JSON: ${(err as Error).message}.`, [
       { location: 'body', pointer: '', type: 'json_invalid', message: `Invalid JSON: ${(err as Error).message}.` },
     ]);
   }
+  if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) {
+    throw ApiError.badRequest(`The request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep; no operation needs that.`, [
+      { location: 'body', pointer: '', type: 'json_too_deep', message: `Nest JSON at most ${MAX_JSON_DEPTH} levels deep.` },
+    ]);
+  }
+  return parsed;
+}
+
+/** No operation's body nests this deep; deeper bodies are refused before any recursive code sees them. */
+export const MAX_JSON_DEPTH = 64;
+
+/** Iterative (no recursion, so a hostile body cannot exhaust the stack here). */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
 }

@@ -46,20 +46,26 @@ function offsetAt(epochMs: number, timeZone: string): number {
 }
 
 /**
- * The instant of a local wall-clock midnight in the zone. Where that midnight does not exist (a
- * DST jump at 00:00), the first instant after the gap.
+ * The instant of a local wall-clock midnight in the zone. Midnight is the wall time minus the offset
+ * in force then, which is one of the offsets around that day. When the day starts twice (clocks
+ * turned back at midnight), the first; when midnight falls in a gap (clocks jump forward at 00:00,
+ * America/Havana, America/Santiago), the end of the gap, the first instant of that local day.
  */
 export function localMidnightToUtc(year: number, month: number, day: number, timeZone: string): number {
   const wall = Date.UTC(year, month - 1, day);
-  let guess = wall - offsetAt(wall, timeZone);
-  guess = wall - offsetAt(guess, timeZone);
-  const check = localTime(guess, timeZone);
-  if (check.day !== new Date(wall).getUTCDate()) {
-    // Midnight fell in a gap: the day starts at the end of the gap.
-    guess = wall - offsetAt(guess + 3 * 3600_000, timeZone);
-  }
-  return guess;
+  const candidates = [...new Set([wall - DAY_MS, wall, wall + DAY_MS].map((t) => wall - offsetAt(t, timeZone)))].sort((a, b) => a - b);
+  const target = dateKey(year, month, day);
+  const localDate = (ms: number) => {
+    const t = localTime(ms, timeZone);
+    return { key: dateKey(t.year, t.month, t.day), midnight: t.hour === 0 && t.minute === 0 && t.second === 0 };
+  };
+  const exact = candidates.find((c) => localDate(c).key === target && localDate(c).midnight);
+  if (exact !== undefined) return exact;
+  return candidates.find((c) => localDate(c).key >= target) ?? candidates[candidates.length - 1];
 }
+
+const DAY_MS = 86_400_000;
+const dateKey = (year: number, month: number, day: number) => year * 10_000 + month * 100 + day;
 
 /** The next run strictly after `nowMs`; null when the schedule is disabled. */
 export function nextExecutionAt(schedule: ReportSchedule, enabled: boolean, timeZone: string, nowMs: number): number | null {

@@ -1,0 +1,177 @@
+// GET /gift-cards: the gift card shape, cursor pagination walked end to end in both directions,
+// refused cursors, limits and the buyer filters.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
+import { ISO, MERCHANT_HEADER, UUID, expectBadRequest, expectJson, store } from './support.js';
+
+const JANE = WELL_KNOWN.buyers.default;
+
+describe('GET /gift-cards', () => {
+  let sb: TestSandbox;
+  beforeAll(async () => {
+    sb = await startTestSandbox();
+  });
+  beforeEach(() => sb.deps.namespaces.reset('default'));
+  afterAll(() => sb?.server.close());
+
+  const list = (query = '', merchant?: string) => {
+    const req = sb.http.get(`/gift-cards${query}`).set('authorization', sb.auth);
+    return merchant ? req.set(MERCHANT_HEADER, merchant) : req;
+  };
+  /** Ids of the merchant account's cards in the documented order: created_at desc, then id desc. */
+  const expectedOrder = (merchant = 'default', keep: (c: any) => boolean = () => true) =>
+    store(sb).gift_cards.where((c) => c.merchant_account_id === merchant && keep(c))
+      .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1))
+      .map((c) => c.id);
+
+  /** Follows next_cursor from the first page to the last, checking each page's cursors. */
+  async function walk(limit: number | null, extra = '', merchant?: string) {
+    const pages: any[] = [];
+    let cursor: string | null = null;
+    do {
+      const params = new URLSearchParams(extra);
+      if (limit !== null) params.set('limit', String(limit));
+      if (cursor) params.set('cursor', cursor);
+      const res = await list(`?${params}`, merchant);
+      expectJson(res, 200);
+      expect(Object.keys(res.body).sort()).toEqual(['items', 'limit', 'next_cursor', 'previous_cursor']);
+      expect(res.body.limit).toBe(limit ?? 20);
+      pages.push(res.body);
+      cursor = res.body.next_cursor;
+    } while (cursor);
+    return pages;
+  }
+
+  it('serializes every field of a well-known gift card', async () => {
+    const { body } = await list(`?buyer_id=${JANE.id}&limit=100`);
+    const card = body.items.find((c: any) => c.id === WELL_KNOWN.giftCards.default.id);
+    const rec = store(sb).gift_cards.get(WELL_KNOWN.giftCards.default.id)!;
+    const buyer = store(sb).buyers.get(JANE.id)!;
+    expect(card).toEqual({
+      type: 'gift-card',
+      id: WELL_KNOWN.giftCards.default.id,
+      merchant_account_id: 'default',
+      gift_card_service: { type: 'gift-card-service', id: WELL_KNOWN.giftCardServices.default.id, gift_card_service_definition_id: 'qwikcilver-gift-card', display_name: 'Qwikcilver' },
+      bin: rec.bin, sub_bin: rec.sub_bin, last4: rec.last4,
+      created_at: '2026-05-05T11:00:00.000Z', updated_at: rec.updated_at,
+      usage_count: rec.usage_count, cit_usage_count: rec.cit_usage_count,
+      expiration_date: rec.expiration_date, last_used_at: rec.last_used_at, cit_last_used_at: rec.cit_last_used_at,
+      buyer: {
+        type: 'buyer', id: JANE.id, merchant_account_id: 'default', created_at: '2025-06-01T10:00:00.000Z', updated_at: '2026-09-15T12:30:00.000Z',
+        display_name: 'Jane Doe', external_identifier: JANE.externalIdentifier, account_number: 'ACC-0001',
+        billing_details: buyer.billing_details, reconciliation_id: buyer.reconciliation_id,
+      },
+    });
+    expect(card.bin).toMatch(/^6\d{7}$/);
+    expect(card.sub_bin).toMatch(/^\d{4}$/);
+    expect(card.last4).toMatch(/^\d{4}$/);
+    for (const f of ['updated_at', 'expiration_date', 'last_used_at', 'cit_last_used_at']) expect(card[f]).toMatch(ISO);
+    expect(Number.isInteger(card.usage_count) && card.cit_usage_count <= card.usage_count).toBe(true);
+  });
+
+  it('walks every card of default exactly once with limit 7, newest first, ties broken by id', async () => {
+    const pages = await walk(7);
+    const expected = expectedOrder();
+    expect(expected.length).toBeGreaterThan(100); // the fixtures hold several pages of every size
+    expect(expected.length % 7).not.toBe(0); // so the last page is a partial one
+    const times = expected.map((id) => store(sb).gift_cards.get(id)!.created_at);
+    expect(new Set(times).size).toBeLessThan(times.length); // ties on created_at, broken by id
+    expect(pages.flatMap((p) => p.items.map((c: any) => c.id))).toEqual(expected);
+    expect(pages).toHaveLength(Math.ceil(expected.length / 7));
+    pages.forEach((p, i) => {
+      expect(p.items).toHaveLength(i === pages.length - 1 ? expected.length % 7 : 7);
+      expect(p.previous_cursor === null).toBe(i === 0);
+      expect(p.next_cursor === null).toBe(i === pages.length - 1);
+      for (const c of p.items) expect(c.merchant_account_id).toBe('default');
+    });
+  });
+
+  it('leads back with previous_cursor to exactly the previous page, cursors included', async () => {
+    const pages = await walk(7);
+    for (let i = pages.length - 1; i > 0; i--) {
+      const back = await list(`?limit=7&cursor=${encodeURIComponent(pages[i].previous_cursor)}`);
+      expectJson(back, 200);
+      expect(back.body.items.map((c: any) => c.id)).toEqual(pages[i - 1].items.map((c: any) => c.id));
+      expect(back.body.previous_cursor === null).toBe(i - 1 === 0);
+      expect(back.body.next_cursor).not.toBeNull();
+      const forward = await list(`?limit=7&cursor=${encodeURIComponent(back.body.next_cursor)}`);
+      expect(forward.body.items.map((c: any) => c.id)).toEqual(pages[i].items.map((c: any) => c.id));
+    }
+  });
+
+  it('pages by 20 by default and by 100 at most', async () => {
+    const total = expectedOrder().length;
+    const sizes = (limit: number) => Array.from({ length: Math.ceil(total / limit) }, (_, i) => Math.min(limit, total - i * limit));
+    const twenty = await walk(null);
+    expect(twenty.map((p) => p.items.length)).toEqual(sizes(20));
+    expect(twenty.flatMap((p) => p.items.map((c: any) => c.id))).toEqual(expectedOrder());
+    const hundred = await walk(100);
+    expect(hundred.map((p) => p.items.length)).toEqual(sizes(100));
+    expect(hundred).toHaveLength(2);
+    expect(hundred.flatMap((p) => p.items.map((c: any) => c.id))).toEqual(expectedOrder());
+  });
+
+  it('never skips or repeats cards that share a created_at, even one card per page', async () => {
+    const pages = await walk(1);
+    expect(pages.map((p) => p.items[0].id)).toEqual(expectedOrder());
+  });
+
+  it('keeps pages stable when a newer card is added between requests (keyset cursors)', async () => {
+    const first = await list('?limit=7');
+    const rec = store(sb).gift_cards.get(WELL_KNOWN.giftCards.default.id)!;
+    store(sb).gift_cards.insert({ ...rec, id: 'f1000000-0000-4000-8000-0000000000aa', created_at: '2026-11-20T00:00:00.000Z' });
+    const second = await list(`?limit=7&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+    expect(second.body.items.map((c: any) => c.id)).toEqual(expectedOrder().slice(8, 15));
+    expect((await list('?limit=1')).body.items[0].id).toBe('f1000000-0000-4000-8000-0000000000aa');
+  });
+
+  it('lists only the cards of the merchant account in the header', async () => {
+    const pages = await walk(5, '', 'merchant-two');
+    const ids = pages.flatMap((p) => p.items.map((c: any) => c.id));
+    expect(ids).toEqual(expectedOrder('merchant-two'));
+    expect(ids.length).toBeGreaterThan(5);
+    expect(ids).toContain(WELL_KNOWN.giftCards.merchantTwo.id);
+  });
+
+  it('refuses tampered, foreign and malformed cursors with 400', async () => {
+    const { body } = await list('?limit=7');
+    const cursor: string = body.next_cursor;
+    const [payload, sig] = cursor.split('.');
+    const flipped = `${payload}.${sig.slice(0, -1)}${sig.endsWith('A') ? 'B' : 'A'}`;
+    const forged = `${Buffer.from(JSON.stringify(['n', '2026-01-01T00:00:00.000Z', UUID.source, 'default'])).toString('base64url')}.${sig}`;
+    const foreign = (await list('?limit=2', 'merchant-two')).body.next_cursor;
+    const other = await startTestSandbox({ seed: 77 });
+    const otherCursor = (await other.http.get('/gift-cards?limit=7').set('authorization', other.auth)).body.next_cursor;
+    other.server.close();
+    for (const bad of [flipped, forged, foreign, otherCursor, 'abc', `${cursor}.x`]) {
+      expectBadRequest(await list(`?cursor=${encodeURIComponent(bad)}`), [{ location: 'query', pointer: '/cursor', type: 'cursor_invalid' }]);
+    }
+    expectBadRequest(await list('?cursor='), [{ location: 'query', pointer: '/cursor', type: 'string_too_short' }]);
+    expectBadRequest(await list(`?cursor=${'a'.repeat(1001)}`), [{ location: 'query', pointer: '/cursor', type: 'string_too_long' }]);
+  });
+
+  it('refuses a limit outside 1-100 or not an integer', async () => {
+    expect((await list('?limit=1')).body.items).toHaveLength(1);
+    expectBadRequest(await list('?limit=0'), [{ location: 'query', pointer: '/limit', type: 'greater_than_equal' }]);
+    expectBadRequest(await list('?limit=101'), [{ location: 'query', pointer: '/limit', type: 'less_than_equal' }]);
+    expectBadRequest(await list('?limit=ten'), [{ location: 'query', pointer: '/limit', type: 'int_type' }]);
+    expectBadRequest(await list('?limit=2.5&buyer_id=nope'), [
+      { location: 'query', pointer: '/limit', type: 'int_type' },
+      { location: 'query', pointer: '/buyer_id', type: 'uuid_parsing' },
+    ]);
+  });
+
+  it('filters by buyer_id and by buyer_external_identifier, also across pages', async () => {
+    const janes = expectedOrder('default', (c) => c.buyer_id === JANE.id);
+    expect(janes.length).toBeGreaterThan(7);
+    const byId = await walk(7, `buyer_id=${JANE.id}`);
+    expect(byId.flatMap((p) => p.items.map((c: any) => c.id))).toEqual(janes);
+    for (const p of byId) for (const c of p.items) expect(c.buyer.id).toBe(JANE.id);
+    const byExt = await walk(7, `buyer_external_identifier=${JANE.externalIdentifier}`);
+    expect(byExt.flatMap((p) => p.items.map((c: any) => c.id))).toEqual(janes);
+    const both = await list(`?buyer_id=${JANE.id}&buyer_external_identifier=someone-else`);
+    expect(both.body).toEqual({ items: [], limit: 20, next_cursor: null, previous_cursor: null });
+    const foreignBuyer = await list(`?buyer_id=${WELL_KNOWN.buyers.merchantTwo.id}`);
+    expect(foreignBuyer.body.items).toEqual([]);
+  });
+});
