@@ -1,8 +1,8 @@
 import type { GiftCardRecord } from '../../store/records.js';
-import { serializeNestedBuyer } from '../buyers/serialize.js';
 import { compareStrings } from '../compare.js';
 import type { HandlerContext, HandlerMap } from '../types.js';
 import { CursorCodec, type CursorKey } from './cursor.js';
+import { serializeGiftCard } from './serialize.js';
 
 /** Gift cards are listed newest first: created_at descending, then id descending. */
 export function giftCardOrder(a: { created_at: string; id: string }, b: { created_at: string; id: string }): number {
@@ -33,7 +33,7 @@ export function giftCardHandlers(cursors: CursorCodec): HandlerMap {
         cursors.encode({ direction, created_at: row.created_at, id: row.id, merchant_account_id: merchantAccountId });
       return {
         body: {
-          items: page.map((card) => serializeGiftCard(ctx, card)),
+          items: page.map((card) => serializeGiftCard(ctx.db, card)),
           limit,
           next_cursor: end < rows.length && page.length ? cursorAt('next', page[page.length - 1]) : null,
           previous_cursor: start > 0 && page.length ? cursorAt('previous', page[0]) : null,
@@ -66,30 +66,3 @@ function firstAfter(rows: readonly GiftCardRecord[], key: CursorKey): number {
 }
 
 const sameKey = (row: GiftCardRecord, key: CursorKey) => row.created_at === key.created_at && row.id === key.id;
-
-function serializeGiftCard({ db }: HandlerContext, card: GiftCardRecord) {
-  const service = db.gift_card_services.get(card.gift_card_service_id);
-  const buyer = db.buyers.get(card.buyer_id);
-  return {
-    type: 'gift-card' as const,
-    id: card.id,
-    merchant_account_id: card.merchant_account_id,
-    gift_card_service: {
-      type: 'gift-card-service' as const,
-      id: card.gift_card_service_id,
-      gift_card_service_definition_id: service?.gift_card_service_definition_id ?? 'unknown',
-      display_name: service?.display_name ?? 'Removed gift card service',
-    },
-    bin: card.bin,
-    sub_bin: card.sub_bin,
-    last4: card.last4,
-    created_at: card.created_at,
-    updated_at: card.updated_at,
-    usage_count: card.usage_count,
-    cit_usage_count: card.cit_usage_count,
-    expiration_date: card.expiration_date,
-    buyer: buyer ? serializeNestedBuyer(buyer) : null,
-    last_used_at: card.last_used_at,
-    cit_last_used_at: card.cit_last_used_at,
-  };
-}

@@ -1,0 +1,38 @@
+// GET /_sandbox/requests, GET /_sandbox/requests/count, DELETE /_sandbox/requests: proof of what a
+// client sent. The request's namespace by default; `namespace=*` reads every namespace.
+import { existingJournalOf, matchesFilter, type JournalEntry, type JournalFilter } from '../journal/journal.js';
+import type { Namespace } from '../store/namespaces.js';
+import type { AdminContext, AdminHandlerMap } from './types.js';
+
+export const journalHandlers: AdminHandlerMap = {
+  listRequests(ctx) {
+    const { limit, offset } = ctx.query;
+    const matching = matchingEntries(ctx);
+    return { body: { items: matching.slice(offset, offset + limit), total: matching.length, limit, offset } };
+  },
+
+  countRequests(ctx) {
+    return { body: { count: matchingEntries(ctx).length } };
+  },
+
+  clearRequests(ctx) {
+    for (const ns of namespacesOf(ctx)) existingJournalOf(ns)?.clear();
+    return { status: 204 };
+  },
+};
+
+/** Reading never creates a namespace: an unknown name simply has no entries. */
+function namespacesOf({ deps, ns, query }: AdminContext): Namespace[] {
+  const wanted: string | undefined = query.namespace;
+  if (wanted === undefined) return [ns];
+  if (wanted === '*') return deps.namespaces.list();
+  return deps.namespaces.list().filter((n) => n.name === wanted);
+}
+
+function matchingEntries(ctx: AdminContext): JournalEntry[] {
+  const filter: JournalFilter = ctx.query;
+  const entries = namespacesOf(ctx).flatMap((ns) => existingJournalOf(ns)?.entries() ?? []);
+  const matching = entries.filter((e) => matchesFilter(e, filter));
+  // Across namespaces, newest first by arrival time (the namespace clocks may differ).
+  return namespacesOf(ctx).length > 1 ? matching.sort((a, b) => b.timestamp.localeCompare(a.timestamp)) : matching;
+}

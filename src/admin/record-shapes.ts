@@ -1,0 +1,163 @@
+// What the records API knows about each collection: the schema of its stored shape (in
+// openapi.admin.json), the serializer that gives the API shape where the API returns that kind,
+// the defaults a created record gets, and which fields must name existing records.
+import type { ValidateFunction } from 'ajv';
+import { randomUUID } from 'node:crypto';
+import { keyAlgorithmOf, parsePublicKey, thumbprintOf } from '../auth/key-material.js';
+import { ApiError, type ErrorDetail } from '../http/api-error.js';
+import { serializeApiKeyPair } from '../resources/api-key-pairs/serialize.js';
+import { serializeBuyer } from '../resources/buyers/serialize.js';
+import { serializeGiftCard } from '../resources/gift-cards/serialize.js';
+import { serializePaymentMethod, serializePaymentServiceToken } from '../resources/payment-methods/serialize.js';
+import { serializeExecution, serializeReport } from '../resources/reports/serialize.js';
+import type { SchemaCompiler } from '../spec/schema-compiler.js';
+import { toErrorDetails } from '../spec/schema-compiler.js';
+import type { CollectionName } from '../store/records.js';
+import type { CollectionMap } from '../store/store.js';
+
+type AnyRecord = Record<string, any> & { id: string };
+
+export interface RecordShape {
+  /** The `type` constant of the kind. */
+  type: string;
+  /** Component of openapi.admin.json describing the stored shape. */
+  schema: string;
+  /** Record -> API shape, for kinds an operation returns with expanded or hidden fields. */
+  serialize?: (db: CollectionMap, record: any) => unknown;
+  /** Has a `merchant_account_id` (defaults to `default` on create; filterable). */
+  merchantScoped: boolean;
+  /** Values for fields left out of a created record. */
+  defaults?: () => Record<string, unknown>;
+  /** Fields that must name an existing record (array fields: every item). */
+  references?: Array<[field: string, collection: CollectionName]>;
+  /** Derives computed fields (a key pair's thumbprint and algorithm) before validation. */
+  derive?: (record: AnyRecord) => Promise<void>;
+}
+
+const nulls = (...fields: string[]) => Object.fromEntries(fields.map((f) => [f, null]));
+const owned = (schema: string, type: string, extra: Partial<RecordShape> = {}): RecordShape => ({ schema, type, merchantScoped: true, ...extra });
+
+export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
+  merchant_accounts: { schema: 'MerchantAccountRecord', type: 'merchant-account', merchantScoped: false },
+  roles: { schema: 'RoleRecord', type: 'role', merchantScoped: false },
+  api_key_pairs: {
+    schema: 'ApiKeyPairRecord',
+    type: 'api-key-pair',
+    merchantScoped: false,
+    serialize: (db, r) => serializeApiKeyPair(db, r),
+    defaults: () => ({ active: true, last_used_at: null, creator: null, merchant_account_ids: [], role_ids: [] }),
+    references: [['role_ids', 'roles'], ['merchant_account_ids', 'merchant_accounts']],
+    derive: deriveKeyPairFields,
+  },
+  buyers: owned('BuyerRecord', 'buyer', {
+    serialize: (_db, r) => serializeBuyer(r),
+    defaults: () => ({ ...nulls('display_name', 'external_identifier', 'account_number', 'billing_details'), reconciliation_id: randomUUID() }),
+  }),
+  payment_methods: owned('PaymentMethodRecord', 'payment-method', {
+    serialize: (_db, r) => serializePaymentMethod(r),
+    defaults: () => ({
+      method: 'card', cit_usage_count: 0, usage_count: 0, has_replacement: false,
+      ...nulls('buyer_id', 'scheme_transaction_id', 'scheme_transaction_id_scheme', 'approval_url', 'country', 'currency', 'details',
+        'expiration_date', 'fingerprint', 'label', 'last_replaced_at', 'mode', 'scheme', 'additional_schemes', 'cit_last_used_at',
+        'last_used_at', 'transaction_link_id'),
+    }),
+    references: [['buyer_id', 'buyers']],
+  }),
+  payment_services: owned('PaymentServiceRecord', 'payment-service', { defaults: () => ({ active: true }) }),
+  payment_service_tokens: owned('PaymentServiceTokenRecord', 'payment-service-token', {
+    serialize: (_db, r) => serializePaymentServiceToken(r),
+    defaults: () => ({ status: 'succeeded', approval_url: null }),
+    references: [['payment_method_id', 'payment_methods'], ['payment_service_id', 'payment_services']],
+  }),
+  network_tokens: owned('NetworkTokenRecord', 'network-token', { defaults: () => ({ status: 'active' }), references: [['payment_method_id', 'payment_methods']] }),
+  gift_card_services: owned('GiftCardServiceRecord', 'gift-card-service', { defaults: () => ({ active: true }) }),
+  gift_cards: owned('GiftCardRecord', 'gift-card', {
+    serialize: serializeGiftCard,
+    defaults: () => ({ usage_count: 0, cit_usage_count: 0 }),
+    references: [['buyer_id', 'buyers'], ['gift_card_service_id', 'gift_card_services']],
+  }),
+  transactions: owned('TransactionRecord', 'transaction'),
+  checkout_sessions: owned('CheckoutSessionRecord', 'checkout-session'),
+  anti_fraud_services: owned('AntiFraudServiceRecord', 'anti-fraud-service', { defaults: () => ({ active: true }) }),
+  anti_fraud_service_credentials: owned('AntiFraudServiceCredentialRecord', 'anti-fraud-service-credential', {
+    references: [['anti_fraud_service_id', 'anti_fraud_services']],
+  }),
+  apple_pay_certificates: owned('ApplePayCertificateRecord', 'apple-pay-certificate'),
+  webhook_subscriptions: owned('WebhookSubscriptionRecord', 'webhook-subscription'),
+  connections: owned('ConnectionRecord', 'connection', { defaults: () => ({ active: true, silent: false }) }),
+  flow_rules: owned('FlowRuleRecord', 'rule', { defaults: () => ({ error_code: null }) }),
+  vault_forward_configs: owned('VaultForwardConfigRecord', 'vault-forward-config', { defaults: () => ({ authentication_ids: [] }) }),
+  vault_forward_authentications: owned('VaultForwardAuthenticationRecord', 'vault-forward-config-authentication', {
+    references: [['config_id', 'vault_forward_configs']],
+  }),
+  card_scheme_definitions: { schema: 'CardSchemeDefinitionRecord', type: 'card-scheme-definition', merchantScoped: false },
+  reports: owned('ReportRecord', 'report', {
+    serialize: serializeReport,
+    defaults: () => ({ schedule_enabled: true, ...nulls('description', 'creator_id', 'creator_display_name', 'creator_type', 'next_execution_at') }),
+  }),
+  report_executions: owned('ReportExecutionRecord', 'report-execution', { serialize: serializeExecution, references: [['report_id', 'reports']] }),
+};
+
+/** The record as the API returns it, or as stored for kinds the API returns as stored. */
+export function toApiShape(db: CollectionMap, collection: CollectionName, record: unknown): unknown {
+  const serialize = RECORD_SHAPES[collection].serialize;
+  return serialize ? serialize(db, record) : record;
+}
+
+const validators = new WeakMap<SchemaCompiler, Map<CollectionName, ValidateFunction>>();
+
+/** Problems of a stored record against its schema, as `details` items under `pointerPrefix`. */
+export function recordProblems(compiler: SchemaCompiler, collection: CollectionName, record: unknown, pointerPrefix = ''): ErrorDetail[] {
+  let byCollection = validators.get(compiler);
+  if (!byCollection) validators.set(compiler, (byCollection = new Map()));
+  let validate = byCollection.get(collection);
+  if (!validate) {
+    validate = compiler.compile({ $ref: `#/components/schemas/${RECORD_SHAPES[collection].schema}` });
+    byCollection.set(collection, validate);
+  }
+  if (validate(record)) return [];
+  // unevaluatedProperties (the $ref-based record schemas) means the same as additionalProperties.
+  const errors = (validate.errors ?? []).map((e) =>
+    e.keyword === 'unevaluatedProperties' ? { ...e, keyword: 'additionalProperties', params: { additionalProperty: e.params.unevaluatedProperty } } : e,
+  );
+  return toErrorDetails('body', errors).map((d) => ({
+    ...d,
+    pointer: `${pointerPrefix}${d.pointer}`,
+    message: pointerPrefix ? `${d.message.replace(/\.$/, '')} (at ${pointerPrefix}${d.pointer}).` : d.message,
+  }));
+}
+
+/** 422 when a reference field names a record that does not exist in this namespace. */
+export function checkReferences(db: CollectionMap, collection: CollectionName, record: AnyRecord): void {
+  const shape = RECORD_SHAPES[collection];
+  const refs: Array<[string, CollectionName]> = [...(shape.merchantScoped ? [['merchant_account_id', 'merchant_accounts'] as [string, CollectionName]] : []), ...(shape.references ?? [])];
+  const items = [];
+  for (const [field, target] of refs) {
+    const value = record[field];
+    const ids: Array<[unknown, string[]]> = Array.isArray(value) ? value.map((v, i) => [v, ['body', field, String(i)]]) : [[value, ['body', field]]];
+    for (const [id, loc] of ids) {
+      if (id === null || id === undefined) continue;
+      if (typeof id === 'string' && db[target].get(id)) continue;
+      items.push({ loc, msg: `${field} names ${target} record '${String(id).slice(0, 100)}', which does not exist in this namespace.`, type: 'value_error', input: id, ctx: { collection: target } });
+    }
+  }
+  if (items.length) throw ApiError.unprocessable(items);
+}
+
+/** A key pair is given by its public key: thumbprint and algorithm are computed from it. */
+async function deriveKeyPairFields(record: AnyRecord): Promise<void> {
+  if (typeof record.public_key !== 'string') return; // the schema reports it missing
+  let algorithm: 'ECDSA' | 'RSA' | null = null;
+  try {
+    algorithm = keyAlgorithmOf(parsePublicKey(record.public_key));
+  } catch {
+    algorithm = null;
+  }
+  if (!algorithm) {
+    throw ApiError.unprocessable([
+      { loc: ['body', 'public_key'], msg: 'public_key must be a PEM-encoded ECDSA P-521 or RSA public key.', type: 'value_error', input: record.public_key.slice(0, 100), ctx: {} },
+    ]);
+  }
+  record.algorithm = algorithm;
+  record.thumbprint = await thumbprintOf(record.public_key);
+}

@@ -1,0 +1,19 @@
+// POST /_sandbox/reset: the request's namespace (or all of them) back to the seeded fixtures, with
+// its clock and every per-namespace counter (scenarios) cleared. The journal survives a reset so a
+// test can still read what its client sent, unless `journal` asks for it to be cleared too.
+import { existingJournalOf } from '../journal/journal.js';
+import type { Namespace } from '../store/namespaces.js';
+import type { AdminHandlerMap } from './types.js';
+
+export const resetHandlers: AdminHandlerMap = {
+  resetSandbox({ deps, ns, query, body }) {
+    const all = Boolean(query.all ?? body?.all);
+    const clearJournal = Boolean(query.journal ?? body?.journal);
+    const targets: Namespace[] = all ? deps.namespaces.list() : [ns];
+    for (const target of targets) {
+      deps.namespaces.reset(target.name);
+      if (clearJournal) existingJournalOf(target)?.clear();
+    }
+    return { body: { namespaces: targets.map((t) => t.name), journal_cleared: clearJournal } };
+  },
+};
