@@ -5,12 +5,18 @@ import { cors } from 'hono/cors';
 import { adminRoutes } from './admin/routes.js';
 import { authenticate } from './auth/authenticate.js';
 import { ApiError } from './http/api-error.js';
+import { docsRoutes } from './docs/routes.js';
 import { dispatch } from './http/dispatch.js';
 import type { SandboxEnv } from './http/env.js';
 import { handleError } from './http/error-handler.js';
+import { errorContract } from './http/response-check.js';
+import { recordInJournal } from './journal/record-request.js';
+import { logRequests } from './logging/request-log.js';
 import { matchOperation } from './http/match-operation.js';
 import { pathWithoutNamespace, selectNamespace } from './http/namespace.js';
 import { requestId } from './http/request-id.js';
+import { checkScenarioHeaders } from './scenarios/check-headers.js';
+import { injectScenario } from './scenarios/inject.js';
 import { validate } from './http/validate.js';
 import type { SandboxDeps } from './sandbox.js';
 
@@ -19,18 +25,23 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   const app = new Hono<SandboxEnv>({ getPath: pathWithoutNamespace });
 
   app.use(requestId()); //                                   x-request-id in and out
-  app.use(cors({ origin: '*', exposeHeaders: ['x-request-id', 'retry-after'] })); // browser SDKs (Embed) call it too
+  app.use(logRequests(deps.logger, deps.stats)); //            one debug line per request, with its id
+  app.use(cors({ origin: '*', exposeHeaders: ['x-request-id', 'retry-after', 'x-sandbox-scenario'] })); // browser SDKs (Embed) call it too
   app.use(bodyLimit({ maxSize: config.bodyLimitBytes, onError: () => { throw tooLarge(config.bodyLimitBytes); } }));
+  app.route('/', docsRoutes()); //                            /docs, /openapi.json, /openapi.admin.json: no auth, not journaled
   app.use(selectNamespace(deps.namespaces)); //               /ns/{name}/ prefix or x-sandbox-namespace
+  app.use(recordInJournal({ size: config.journalSize })); //  every API request and its response (not /_sandbox)
 
   app.all('/_sandbox/*', adminRoutes(deps)); //               control API (openapi.admin.json)
 
+  app.use(checkScenarioHeaders(deps)); //                     400 for unknown x-sandbox-scenario names or undeclared Prefer: code
   app.use(matchOperation(deps.api.router)); //                operation from openapi.json, else 404/405
   app.use(authenticate({ mode: config.auth, tokenCache: deps.tokenCache })); // 401 token, 403 scope, 403 merchant
+  app.use(injectScenario(deps)); //                           x-sandbox-scenario, Prefer: code=, active scenarios
   app.use(validate()); //                                     400 with one detail per problem
   app.all('*', dispatch({ handlers: deps.api.handlers, services: deps.services, validateResponses: config.validateResponses }));
 
-  app.onError(handleError(deps.logger));
+  app.onError(handleError(deps.logger, config.validateResponses ? errorContract(deps.api.spec) : null)); // self-check errors too
   return app;
 }
 

@@ -1,29 +1,28 @@
 #!/usr/bin/env node
-// The payments-sandbox command. Minimal for now: start with --host/--port/--seed/--data/--auth.
-import { startSandbox } from './start.js';
+// The payments-sandbox command: `start` (the default) and `token`. Each lives in src/cli/; this file
+// only dispatches and turns errors into exit codes (2: wrong usage, 1: could not start).
+import { MAIN_HELP, startHelp } from './cli/help.js';
+import { runStartCommand } from './cli/start-command.js';
+import { runTokenCommand } from './cli/token-command.js';
+import { USAGE_EXIT_CODE, UsageError } from './cli/usage-error.js';
 
 async function main(argv: string[]): Promise<void> {
-  const flag = (name: string) => {
-    const i = argv.indexOf(`--${name}`);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const sandbox = await startSandbox({
-    host: flag('host') ?? '127.0.0.1',
-    port: Number(flag('port') ?? process.env.PORT ?? 4010),
-    seed: flag('seed') ? Number(flag('seed')) : undefined,
-    dataFile: flag('data') ?? null,
-    auth: flag('auth') === 'none' ? 'none' : 'jwt',
-  });
-  console.log(`payments-sandbox listening on ${sandbox.url}`);
-  const stop = async () => {
-    await sandbox.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  const [command, ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${MAIN_HELP}\n${startHelp()}`);
+  } else if (command === 'token') {
+    process.stdout.write(await runTokenCommand(rest, process.cwd()));
+  } else if (command === 'start') {
+    await runStartCommand(rest, { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
+  } else if (command === undefined || command.startsWith('-')) {
+    await runStartCommand(argv, { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
+  } else {
+    throw new UsageError(`unknown command '${command}' (commands: start, token; see payments-sandbox --help)`);
+  }
 }
 
-main(process.argv.slice(2)).catch((err) => {
-  console.error(`payments-sandbox: ${(err as Error).message}`);
-  process.exit(1);
+main(process.argv.slice(2)).catch((err: Error) => {
+  const usage = err instanceof UsageError;
+  process.stderr.write(`payments-sandbox: ${usage ? '' : 'cannot start: '}${err.message}\n`);
+  process.exit(usage ? USAGE_EXIT_CODE : 1);
 });

@@ -18,6 +18,11 @@ export interface SandboxConfig {
   namespaceCap: number;
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: number;
+  /**
+   * Most time a client may take to send a whole request (headers and body); a slower or stalled
+   * client's connection is closed. Idle keep-alive connections close after 5 s (start.ts).
+   */
+  requestTimeoutMs: number;
   /** Token required on /_sandbox when bound to a non-loopback address. */
   adminToken: string | null;
   /** Folder of scenario files (the built-in ones by default). */
@@ -43,6 +48,7 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     journalSize: 10_000,
     namespaceCap: 50,
     bodyLimitBytes: 1024 * 1024,
+    requestTimeoutMs: 30_000,
     adminToken: null,
     scenariosDir: null,
     fixturesDir: null,

@@ -2,10 +2,11 @@
 // that every operation has a handler (and every handler an operation), seeds the fixtures and opens
 // the store.
 import { SignJWT, generateKeyPair, type CryptoKey } from 'jose';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { buildFixtures } from '../fixtures/build-fixtures.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { assertSafeExposure } from './admin/exposure.js';
 import { adminHandlers } from './admin/index.js';
 import type { AdminHandlerMap } from './admin/types.js';
 import { TokenCache } from './auth/verify-token.js';
@@ -15,7 +16,13 @@ import { apiHandlers } from './resources/index.js';
 import type { HandlerMap, HandlerServices } from './resources/types.js';
 import { loadSpec, packageRoot } from './spec/load-spec.js';
 import { indexSpec, type SpecIndex } from './spec/operations.js';
+import { FixtureSource } from './store/fixture-overrides.js';
+import { createLogger } from './logging/logger.js';
+import type { RequestStats } from './logging/request-log.js';
 import { NamespaceRegistry } from './store/namespaces.js';
+import { attachScenarioRuntime } from './scenarios/attach.js';
+import { loadScenarios } from './scenarios/load-scenarios.js';
+import type { ScenarioCatalog } from './scenarios/types.js';
 import type { StoreData } from './store/records.js';
 import { Store } from './store/store.js';
 
@@ -37,8 +44,14 @@ export interface SandboxDeps {
   api: ServedApi;
   admin: ServedAdmin;
   namespaces: NamespaceRegistry;
+  /** Scenario files, checked against openapi.json at boot. */
+  scenarios: ScenarioCatalog;
   /** A fresh deep copy of the seeded fixtures. */
   fixtures: () => StoreData;
+  /** Where `fixtures()` comes from: the generated data with config.fixturesDir merged in (reloadable). */
+  fixtureSource: FixtureSource;
+  /** Counters for the shutdown summary. */
+  stats: RequestStats;
   tokenCache: TokenCache;
   services: HandlerServices;
   logger: Logger;
@@ -55,15 +68,18 @@ export function serveSpec<H extends Record<string, unknown>>(spec: SpecIndex, ha
 
 export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, options: { logger?: Logger; seedData?: StoreData } = {}): Promise<SandboxDeps> {
   const config = defaultConfig(overrides);
-  const logger = options.logger ?? pino({ level: config.logLevel });
+  assertSafeExposure(config); //                              no open control API off loopback
+  const logger = options.logger ?? createLogger(config); //   secrets censored, format from config
   const api = serveSpec(indexSpec(loadSpec(), 'openapi.json'), apiHandlers(`payments-sandbox-cursor-${config.seed}`), 'openapi.json');
   const adminDoc = loadSpec(join(packageRoot(), 'openapi.admin.json'));
   const admin = serveSpec(indexSpec(adminDoc, 'openapi.admin.json', [api.spec]), adminHandlers, 'openapi.admin.json');
-  const seeded = options.seedData ?? (await buildFixtures(config.seed));
-  const fixtures = () => structuredClone(seeded);
+  const scenarios = loadScenarios(config.scenariosDir, api.spec); // a bad file fails boot, naming file and path
+  const fixtureSource = new FixtureSource(options.seedData ?? (await buildFixtures(config.seed)), config.fixturesDir);
+  const fixtures = () => fixtureSource.fixtures();
   const defaultStore = await Store.open(fixtures, { file: config.dataFile ?? undefined });
   const namespaces = new NamespaceRegistry({ fixtures, defaultStore, cap: config.namespaceCap });
-  return { config, version: packageVersion(), api, admin, namespaces, fixtures, tokenCache: new TokenCache(), services: await sandboxServices(), logger };
+  namespaces.onCreate((ns) => attachScenarioRuntime(ns, scenarios, config.seed)); // scenario state, report clock
+  return { config, version: packageVersion(), api, admin, namespaces, scenarios, fixtures, fixtureSource, stats: { requests: 0 }, tokenCache: new TokenCache(), services: await sandboxServices(), logger };
 }
 
 async function sandboxServices(): Promise<HandlerServices> {

@@ -1,0 +1,49 @@
+// The --help texts, built from the option table so they never drift from what is accepted.
+import { CONFIG_FILE_NAME } from './load-config.js';
+import { START_OPTIONS } from './options.js';
+
+export const MAIN_HELP = `Usage: payments-sandbox [command] [options]
+
+A high-fidelity sandbox of the payments orchestration API.
+
+Commands:
+  start    run the sandbox server (the default command)
+  token    print a signed bearer token for the sandbox, e.g. TOKEN=$(npx payments-sandbox token)
+
+Run payments-sandbox <command> --help for the options of a command.
+`;
+
+export function startHelp(): string {
+  const rows = START_OPTIONS.map((o) => {
+    const names = [o.flag, ...(o.aliases ?? [])].map((n) => `--${n}`).join(', ');
+    const left = `${names}${o.arg ? ` ${o.arg}` : ''}`;
+    return `  ${left.padEnd(34)} ${o.help}\n  ${''.padEnd(34)} env ${o.env.join(' or ')}, config key "${o.key}"`;
+  });
+  return `Usage: payments-sandbox [start] [options]
+
+Runs the sandbox. Every option is a flag, an environment variable and a key of the config file
+(${CONFIG_FILE_NAME} in the current folder, or --config FILE / SANDBOX_CONFIG); a flag wins over
+the environment, which wins over the file. Boolean flags take --no-<flag> to turn off.
+
+Options:
+  --config FILE                      JSON config file to read instead of ./${CONFIG_FILE_NAME}
+${rows.join('\n')}
+  -h, --help                         show this help
+
+Stop with Ctrl-C (SIGINT) or SIGTERM: state is flushed to the data file and the exit code is 0.
+`;
+}
+
+export const TOKEN_HELP = `Usage: payments-sandbox token [--key FILE] [--scopes a,b] [--ttl 1h]
+
+Prints a signed bearer token (a JWT, kid = the key's thumbprint) and nothing else on stdout:
+  TOKEN=$(npx payments-sandbox token)
+  curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:4010/buyers
+
+Options:
+  --key FILE       private key (PEM) of an API key pair the sandbox knows
+                   (default: the well-known admin key, fixtures/keys/admin.pem)
+  --scopes a,b     comma-separated scopes (default: *.read,*.write,embed)
+  --ttl DURATION   lifetime: seconds, or 30s, 15m, 1h, 2d (default 1h)
+  -h, --help       show this help
+`;

@@ -1,0 +1,202 @@
+// loadConfig(argv, env, readFile): the start options from flags, SANDBOX_* variables and a config
+// file, in that precedence, over the defaults. Pure (no process, no fs): the caller passes the
+// file reader, so tests feed it anything. Every problem is a UsageError with one line that names
+// the option, where the value came from and what is accepted.
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { isLoopbackHost } from '../admin/exposure.js';
+import { defaultConfig, type SandboxConfig } from '../config.js';
+import { optionByFlag, START_OPTIONS, type OptionSpec } from './options.js';
+import { UsageError } from './usage-error.js';
+
+export const CONFIG_FILE_NAME = 'sandbox.config.json';
+
+/** Returns the file's text, or null when it does not exist (other read errors throw). */
+export type ReadFile = (path: string) => string | null;
+
+export interface LoadConfigOptions {
+  cwd?: string;
+  /** Whether stdout is a terminal: the log format defaults to pretty there. */
+  stdoutIsTty?: boolean;
+}
+
+export interface LoadedConfig {
+  config: SandboxConfig;
+  /** The config file read, if any (absolute path). */
+  configFile: string | null;
+  help: boolean;
+}
+
+type Values = Partial<Record<keyof SandboxConfig, unknown>>;
+
+export function loadConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, readFile: ReadFile, options: LoadConfigOptions = {}): LoadedConfig {
+  const cwd = options.cwd ?? '/';
+  const flags = parseFlags(argv);
+  if (flags.help) return { config: defaultConfig(), configFile: null, help: true };
+
+  const configPath = flags.configFile ?? nonEmpty(env.SANDBOX_CONFIG);
+  const file = readConfigFile(configPath ? resolve(cwd, configPath) : resolve(cwd, CONFIG_FILE_NAME), Boolean(configPath), readFile);
+
+  const values: Values = {};
+  for (const option of START_OPTIONS) {
+    const fromFlag = flags.values.get(option.key);
+    const fromEnv = option.env.map((name) => ({ name, value: nonEmpty(env[name]) })).find((e) => e.value !== undefined);
+    if (fromFlag !== undefined) values[option.key] = parseText(option, fromFlag.value, `flag --${fromFlag.name}`, cwd);
+    else if (fromEnv) values[option.key] = parseText(option, fromEnv.value!, `environment variable ${fromEnv.name}`, cwd);
+    else if (file && option.key in file.data) values[option.key] = parseJson(option, file.data[option.key], `${file.path} key "${option.key}"`, dirname(file.path));
+  }
+  if (values.logFormat === undefined) values.logFormat = options.stdoutIsTty ? 'pretty' : 'json';
+
+  const config = defaultConfig(values as Partial<SandboxConfig>);
+  checkCombination(config);
+  return { config, configFile: file?.path ?? null, help: false };
+}
+
+interface ParsedFlags {
+  help: boolean;
+  configFile: string | undefined;
+  values: Map<keyof SandboxConfig, { name: string; value: string }>;
+}
+
+function parseFlags(argv: readonly string[]): ParsedFlags {
+  const parsed: ParsedFlags = { help: false, configFile: undefined, values: new Map() };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--help' || arg === '-h') {
+      parsed.help = true;
+      continue;
+    }
+    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument '${arg}' (options start with --; see payments-sandbox start --help)`);
+    const eq = arg.indexOf('=');
+    let name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
+    let inline: string | undefined = eq >= 0 ? arg.slice(eq + 1) : undefined;
+    const takeValue = (): string => {
+      if (inline !== undefined) return inline;
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) throw new UsageError(`--${name} needs a value`);
+      i++;
+      return next;
+    };
+    if (name === 'config') {
+      parsed.configFile = takeValue();
+      continue;
+    }
+    let option = optionByFlag(name);
+    if (!option && name.startsWith('no-') && optionByFlag(name.slice(3))?.kind.type === 'boolean') {
+      if (inline !== undefined) throw new UsageError(`--${name} takes no value`);
+      option = optionByFlag(name.slice(3))!;
+      name = name.slice(3);
+      inline = 'false';
+    }
+    if (!option) throw new UsageError(`unknown option --${name} (see payments-sandbox start --help)`);
+    const value = option.kind.type === 'boolean' ? (inline ?? 'true') : takeValue();
+    parsed.values.set(option.key, { name, value });
+  }
+  return parsed;
+}
+
+function readConfigFile(path: string, required: boolean, readFile: ReadFile): { path: string; data: Record<string, unknown> } | null {
+  let text: string | null;
+  try {
+    text = readFile(path);
+  } catch (err) {
+    throw new UsageError(`cannot read the config file ${path}: ${(err as Error).message}`);
+  }
+  if (text === null) {
+    if (required) throw new UsageError(`the config file ${path} does not exist`);
+    return null;
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`the config file ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new UsageError(`the config file ${path} must hold a JSON object of options`);
+  const known = new Set<string>(START_OPTIONS.map((o) => o.key));
+  const unknown = Object.keys(data).filter((k) => !known.has(k) && k !== '$schema');
+  if (unknown.length) throw new UsageError(`the config file ${path} has unknown key "${unknown[0]}" (keys: ${[...known].join(', ')})`);
+  return { path, data: data as Record<string, unknown> };
+}
+
+/** A value given as text (flag or environment variable). */
+function parseText(option: OptionSpec, text: string, source: string, baseDir: string): unknown {
+  const kind = option.kind;
+  switch (kind.type) {
+    case 'string':
+      return isPathOption(option) ? resolve(baseDir, text) : text;
+    case 'integer': {
+      const n = /^-?\d+$/.test(text.trim()) ? Number(text) : NaN;
+      return checkInteger(option, n, text, source);
+    }
+    case 'bytes':
+      return parseBytes(option, text, source);
+    case 'boolean': {
+      const lower = text.trim().toLowerCase();
+      if (['true', '1', 'yes', 'on'].includes(lower)) return true;
+      if (['false', '0', 'no', 'off'].includes(lower)) return false;
+      throw bad(option, source, 'true or false', text);
+    }
+    case 'enum':
+      if (!kind.values.includes(text)) throw bad(option, source, `one of ${kind.values.join(', ')}`, text);
+      return text;
+  }
+}
+
+/** A value from the config file, already JSON-typed. */
+function parseJson(option: OptionSpec, value: unknown, source: string, baseDir: string): unknown {
+  const kind = option.kind;
+  if (value === null && kind.type === 'string' && kind.nullable) return null;
+  switch (kind.type) {
+    case 'string':
+      if (typeof value !== 'string' || value === '') throw bad(option, source, kind.nullable ? 'a string or null' : 'a string', value);
+      return isPathOption(option) && !isAbsolute(value) ? resolve(baseDir, value) : value;
+    case 'integer':
+      if (typeof value !== 'number') throw bad(option, source, 'a number', value);
+      return checkInteger(option, value, value, source);
+    case 'bytes':
+      if (typeof value === 'number') return checkInteger({ ...option, kind: { type: 'integer', min: kind.min, max: Number.MAX_SAFE_INTEGER } }, value, value, source);
+      if (typeof value === 'string') return parseBytes(option, value, source);
+      throw bad(option, source, 'a number of bytes or a size like "512kb"', value);
+    case 'boolean':
+      if (typeof value !== 'boolean') throw bad(option, source, 'true or false', value);
+      return value;
+    case 'enum':
+      if (typeof value !== 'string' || !kind.values.includes(value)) throw bad(option, source, `one of ${kind.values.join(', ')}`, value);
+      return value;
+  }
+}
+
+function checkInteger(option: OptionSpec, n: number, given: unknown, source: string): number {
+  const kind = option.kind as { min: number; max: number };
+  if (!Number.isSafeInteger(n) || n < kind.min || n > kind.max) throw bad(option, source, `an integer from ${kind.min} to ${kind.max}`, given);
+  return n;
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, k: 1024, mb: 1024 * 1024, m: 1024 * 1024 };
+
+function parseBytes(option: OptionSpec, text: string, source: string): number {
+  const match = /^(\d+)\s*(b|kb|k|mb|m)?$/i.exec(text.trim());
+  const bytes = match ? Number(match[1]) * SIZE_UNITS[(match[2] ?? '').toLowerCase()] : NaN;
+  const min = (option.kind as { min: number }).min;
+  if (!Number.isSafeInteger(bytes) || bytes < min) throw bad(option, source, 'a size in bytes, or like 512kb or 2mb', text);
+  return bytes;
+}
+
+function isPathOption(option: OptionSpec): boolean {
+  return option.key === 'dataFile' || option.key === 'fixturesDir' || option.key === 'scenariosDir';
+}
+
+function bad(option: OptionSpec, source: string, expected: string, given: unknown): UsageError {
+  return new UsageError(`--${option.flag} must be ${expected}, got ${JSON.stringify(given)} (from ${source})`);
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/** Options that are fine alone but not together. */
+function checkCombination(config: SandboxConfig): void {
+  if (!isLoopbackHost(config.host) && !config.adminToken) {
+    throw new UsageError(`--host ${config.host} makes the control API (/_sandbox) reachable from other machines: set --admin-token (or SANDBOX_ADMIN_TOKEN) too`);
+  }
+}

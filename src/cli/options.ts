@@ -1,0 +1,51 @@
+// Every option of `payments-sandbox start`, once: its SandboxConfig key, flag, environment variable,
+// kind and help line. The loader, the --help text and the README all read this table, so a new
+// option is one line here.
+import type { SandboxConfig } from '../config.js';
+
+export type OptionKind =
+  | { type: 'string'; nullable?: boolean }
+  | { type: 'integer'; min: number; max: number }
+  | { type: 'bytes'; min: number }
+  | { type: 'boolean' }
+  | { type: 'enum'; values: readonly string[] };
+
+export interface OptionSpec {
+  key: keyof SandboxConfig;
+  /** Long flag without the dashes. */
+  flag: string;
+  /** Other accepted flag names (short forms kept for compatibility). */
+  aliases?: string[];
+  /** Environment variables, highest precedence first. */
+  env: string[];
+  kind: OptionKind;
+  /** Placeholder shown in --help. */
+  arg?: string;
+  help: string;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const START_OPTIONS: readonly OptionSpec[] = [
+  { key: 'host', flag: 'host', env: ['SANDBOX_HOST'], kind: { type: 'string' }, arg: 'HOST', help: 'address to bind (default 127.0.0.1; a non-loopback address needs --admin-token)' },
+  { key: 'port', flag: 'port', env: ['SANDBOX_PORT', 'PORT'], kind: { type: 'integer', min: 0, max: 65535 }, arg: 'PORT', help: 'port to listen on, 0 picks a free one (default 4010)' },
+  { key: 'seed', flag: 'seed', env: ['SANDBOX_SEED'], kind: { type: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER }, arg: 'N', help: 'seed of the generated fixtures: one seed, the same data (default 4010)' },
+  { key: 'dataFile', flag: 'data-file', aliases: ['data'], env: ['SANDBOX_DATA_FILE'], kind: { type: 'string', nullable: true }, arg: 'FILE', help: 'JSON file the default namespace persists to (default: state in memory)' },
+  { key: 'fixturesDir', flag: 'fixtures-dir', aliases: ['fixtures'], env: ['SANDBOX_FIXTURES_DIR'], kind: { type: 'string', nullable: true }, arg: 'DIR', help: 'folder of <collection>.json files merged by id over the generated fixtures' },
+  { key: 'scenariosDir', flag: 'scenarios-dir', aliases: ['scenarios'], env: ['SANDBOX_SCENARIOS_DIR'], kind: { type: 'string', nullable: true }, arg: 'DIR', help: 'folder of scenario files (default: the built-in ones)' },
+  { key: 'auth', flag: 'auth', env: ['SANDBOX_AUTH'], kind: { type: 'enum', values: ['jwt', 'none'] }, arg: 'jwt|none', help: 'jwt verifies bearer tokens; none accepts every request (default jwt)' },
+  { key: 'requestTimeoutMs', flag: 'request-timeout-ms', env: ['SANDBOX_REQUEST_TIMEOUT_MS'], kind: { type: 'integer', min: 100, max: 3_600_000 }, arg: 'MS', help: 'most time a client may take to send a whole request, in ms (default 30000)' },
+  { key: 'adminToken', flag: 'admin-token', env: ['SANDBOX_ADMIN_TOKEN'], kind: { type: 'string', nullable: true }, arg: 'TOKEN', help: 'token the control API (/_sandbox) requires (default: none on loopback)' },
+  { key: 'journalSize', flag: 'journal-size', env: ['SANDBOX_JOURNAL_SIZE'], kind: { type: 'integer', min: 0, max: 10_000_000 }, arg: 'N', help: 'most requests the journal keeps per namespace (default 10000)' },
+  { key: 'namespaceCap', flag: 'namespace-cap', env: ['SANDBOX_NAMESPACE_CAP'], kind: { type: 'integer', min: 1, max: 100_000 }, arg: 'N', help: 'most namespaces kept before idle ones are evicted (default 50)' },
+  { key: 'logLevel', flag: 'log-level', env: ['SANDBOX_LOG_LEVEL'], kind: { type: 'enum', values: LOG_LEVELS }, arg: 'LEVEL', help: `${LOG_LEVELS.join('|')}; debug logs one line per request (default info)` },
+  { key: 'logFormat', flag: 'log-format', env: ['SANDBOX_LOG_FORMAT'], kind: { type: 'enum', values: ['json', 'pretty'] }, arg: 'json|pretty', help: 'log lines on stdout (default: pretty on a terminal, else json)' },
+  { key: 'validateResponses', flag: 'validate-responses', env: ['SANDBOX_VALIDATE_RESPONSES'], kind: { type: 'boolean' }, help: 'check every response against openapi.json; a mismatch is a 500 (default off)' },
+  { key: 'bodyLimitBytes', flag: 'body-limit', env: ['SANDBOX_BODY_LIMIT'], kind: { type: 'bytes', min: 1 }, arg: 'SIZE', help: 'largest request body: bytes, or with kb/mb (default 1mb)' },
+  { key: 'watch', flag: 'watch', env: ['SANDBOX_WATCH'], kind: { type: 'boolean' }, help: 'reload scenario files and fixtures when they change (default off)' },
+];
+
+/** The option a flag name (without dashes) stands for, if any. */
+export function optionByFlag(name: string): OptionSpec | undefined {
+  return START_OPTIONS.find((o) => o.flag === name || o.aliases?.includes(name));
+}

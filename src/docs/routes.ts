@@ -1,0 +1,37 @@
+// The API reference: /docs (payments API) and /docs/admin (control API) render the served
+// /openapi.json and /openapi.admin.json with Swagger UI, whose files come from /docs/assets. No
+// auth: these are documents, not operations. Mounted before operation matching in createApp.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Hono, type Context } from 'hono';
+import { ApiError } from '../http/api-error.js';
+import type { SandboxEnv } from '../http/env.js';
+import { packageRoot } from '../spec/load-spec.js';
+import { docsPage } from './page.js';
+import { swaggerAsset } from './swagger-assets.js';
+
+export const SPEC_FILES = ['openapi.json', 'openapi.admin.json'] as const;
+
+export function docsRoutes(): Hono<SandboxEnv> {
+  const root = packageRoot();
+  // Served byte for byte as the sandbox read them: what /docs shows is what the sandbox serves.
+  const specs = new Map(SPEC_FILES.map((name) => [name, readFileSync(join(root, name), 'utf8')]));
+  const pages = { api: docsPage({ primary: 'api' }), admin: docsPage({ primary: 'admin' }) };
+  const docs = new Hono<SandboxEnv>();
+
+  const html = (page: string) => (c: Context<SandboxEnv>) => c.html(page, 200, { 'cache-control': 'no-cache' });
+  docs.get('/docs', html(pages.api));
+  docs.get('/docs/', html(pages.api));
+  docs.get('/docs/admin', html(pages.admin));
+
+  docs.get('/docs/assets/:name', function serveDocsAsset(c) {
+    const asset = swaggerAsset(c.req.param('name'));
+    if (!asset) throw ApiError.notFound(`There is no docs asset '${c.req.param('name').slice(0, 80)}'; the page is at /docs.`);
+    return c.body(new Uint8Array(asset.body), 200, { 'content-type': asset.contentType, 'cache-control': 'public, max-age=3600' });
+  });
+
+  for (const [name, text] of specs) {
+    docs.get(`/${name}`, (c) => c.body(text, 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' }));
+  }
+  return docs;
+}

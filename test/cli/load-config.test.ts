@@ -1,0 +1,176 @@
+// loadConfig(argv, env, readFile): precedence flag > env > file > default, every kind of value, and
+// one clear UsageError for each mistake.
+import { describe, expect, it } from 'vitest';
+import { loadConfig, type ReadFile } from '../../src/cli/load-config.js';
+import { START_OPTIONS } from '../../src/cli/options.js';
+import { UsageError } from '../../src/cli/usage-error.js';
+import { defaultConfig } from '../../src/config.js';
+
+const noFile: ReadFile = () => null;
+const files = (map: Record<string, unknown>): ReadFile => (path) => (path in map ? (typeof map[path] === 'string' ? (map[path] as string) : JSON.stringify(map[path])) : null);
+const load = (argv: string[], env: Record<string, string> = {}, readFile: ReadFile = noFile) => loadConfig(argv, env, readFile, { cwd: '/work/app' });
+
+function usageError(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).not.toContain('\n');
+    return (err as Error).message;
+  }
+  throw new Error('expected a UsageError');
+}
+
+describe('loadConfig defaults and sources', () => {
+  it('gives the defaults with json logs when nothing is set and stdout is not a terminal', () => {
+    const { config, configFile, help } = load([]);
+    expect(config).toEqual(defaultConfig({ logFormat: 'json' }));
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.port).toBe(4010);
+    expect(configFile).toBeNull();
+    expect(help).toBe(false);
+  });
+
+  it('defaults to pretty logs on a terminal, unless a source says json', () => {
+    expect(loadConfig([], {}, noFile, { stdoutIsTty: true }).config.logFormat).toBe('pretty');
+    expect(loadConfig([], { SANDBOX_LOG_FORMAT: 'json' }, noFile, { stdoutIsTty: true }).config.logFormat).toBe('json');
+  });
+
+  it('reads every option from its flag', () => {
+    const { config } = load([
+      '--host', 'localhost', '--port=0', '--seed', '7', '--data-file', 'state/db.json', '--fixtures-dir', 'fx', '--scenarios-dir', '/abs/sc',
+      '--auth', 'none', '--admin-token', 's3cret', '--journal-size', '5', '--namespace-cap', '3', '--log-level', 'debug',
+      '--log-format', 'pretty', '--validate-responses', '--body-limit', '2mb', '--watch', '--request-timeout-ms', '5000',
+    ]);
+    expect(config).toEqual({
+      host: 'localhost', port: 0, seed: 7, dataFile: '/work/app/state/db.json', fixturesDir: '/work/app/fx', scenariosDir: '/abs/sc',
+      auth: 'none', adminToken: 's3cret', journalSize: 5, namespaceCap: 3, logLevel: 'debug', logFormat: 'pretty',
+      validateResponses: true, bodyLimitBytes: 2 * 1024 * 1024, watch: true, requestTimeoutMs: 5000,
+    });
+  });
+
+  it('reads every option from its SANDBOX_* variable', () => {
+    const { config } = load([], {
+      SANDBOX_HOST: '127.0.0.2', SANDBOX_PORT: '4999', SANDBOX_SEED: '8', SANDBOX_DATA_FILE: 'd.json', SANDBOX_FIXTURES_DIR: 'f',
+      SANDBOX_SCENARIOS_DIR: 's', SANDBOX_AUTH: 'none', SANDBOX_ADMIN_TOKEN: 't', SANDBOX_JOURNAL_SIZE: '6', SANDBOX_NAMESPACE_CAP: '4',
+      SANDBOX_LOG_LEVEL: 'warn', SANDBOX_LOG_FORMAT: 'pretty', SANDBOX_VALIDATE_RESPONSES: 'yes', SANDBOX_BODY_LIMIT: '512kb', SANDBOX_WATCH: '1', SANDBOX_REQUEST_TIMEOUT_MS: '6000',
+    });
+    expect(config).toEqual({
+      host: '127.0.0.2', port: 4999, seed: 8, dataFile: '/work/app/d.json', fixturesDir: '/work/app/f', scenariosDir: '/work/app/s',
+      auth: 'none', adminToken: 't', journalSize: 6, namespaceCap: 4, logLevel: 'warn', logFormat: 'pretty',
+      validateResponses: true, bodyLimitBytes: 512 * 1024, watch: true, requestTimeoutMs: 6000,
+    });
+  });
+
+  it('reads every option from sandbox.config.json in the cwd, paths relative to the file', () => {
+    const file = {
+      host: '127.0.0.3', port: 5000, seed: 9, dataFile: 'data/db.json', fixturesDir: null, scenariosDir: 'sc', auth: 'jwt', adminToken: 'a',
+      journalSize: 7, namespaceCap: 8, logLevel: 'error', logFormat: 'json', validateResponses: true, bodyLimitBytes: 1000, watch: true, requestTimeoutMs: 7000,
+    };
+    const { config, configFile } = load([], {}, files({ '/work/app/sandbox.config.json': file }));
+    expect(configFile).toBe('/work/app/sandbox.config.json');
+    expect(config).toEqual({ ...file, dataFile: '/work/app/data/db.json', scenariosDir: '/work/app/sc' });
+  });
+
+  it('reads --config FILE (and SANDBOX_CONFIG) instead of the cwd file', () => {
+    const read = files({ '/etc/sb/conf.json': { seed: 21, dataFile: 'db.json' }, '/work/app/sandbox.config.json': { seed: 1 }, '/work/app/other.json': { seed: 22 } });
+    const byFlag = load(['--config', '/etc/sb/conf.json'], {}, read);
+    expect(byFlag.config.seed).toBe(21);
+    expect(byFlag.config.dataFile).toBe('/etc/sb/db.json');
+    expect(byFlag.configFile).toBe('/etc/sb/conf.json');
+    expect(load([], { SANDBOX_CONFIG: 'other.json' }, read).config.seed).toBe(22);
+  });
+
+  it('takes a flag over the environment, the environment over the file, the file over the default', () => {
+    const read = files({ '/work/app/sandbox.config.json': { seed: 1, journalSize: 1, namespaceCap: 1 } });
+    const env = { SANDBOX_SEED: '2', SANDBOX_JOURNAL_SIZE: '2' };
+    const { config } = load(['--seed', '3'], env, read);
+    expect(config.seed).toBe(3); //             flag > env > file
+    expect(config.journalSize).toBe(2); //      env > file
+    expect(config.namespaceCap).toBe(1); //     file > default
+    expect(config.bodyLimitBytes).toBe(1024 * 1024); // default
+  });
+
+  it('takes SANDBOX_PORT over plain PORT, and PORT over the file', () => {
+    const read = files({ '/work/app/sandbox.config.json': { port: 1 } });
+    expect(load([], { PORT: '2' }, read).config.port).toBe(2);
+    expect(load([], { PORT: '2', SANDBOX_PORT: '3' }, read).config.port).toBe(3);
+    expect(load(['--port', '4'], { PORT: '2', SANDBOX_PORT: '3' }, read).config.port).toBe(4);
+  });
+
+  it('ignores empty variables, so SANDBOX_SEED= keeps the lower sources', () => {
+    expect(load([], { SANDBOX_SEED: '', PORT: ' ' }).config).toMatchObject({ seed: 4010, port: 4010 });
+  });
+
+  it('turns booleans off with --no-flag, =false and false-ish variables', () => {
+    const read = files({ '/work/app/sandbox.config.json': { watch: true, validateResponses: true } });
+    expect(load(['--no-watch'], {}, read).config.watch).toBe(false);
+    expect(load(['--watch=false'], {}, read).config.watch).toBe(false);
+    expect(load([], { SANDBOX_VALIDATE_RESPONSES: 'off' }, read).config.validateResponses).toBe(false);
+  });
+
+  it('accepts aliases --data, --fixtures, --scenarios and body sizes in bytes or with units', () => {
+    const { config } = load(['--data', '/d.json', '--fixtures', '/f', '--scenarios', '/s', '--body-limit', '1500']);
+    expect(config).toMatchObject({ dataFile: '/d.json', fixturesDir: '/f', scenariosDir: '/s', bodyLimitBytes: 1500 });
+    expect(load([], {}, files({ '/work/app/sandbox.config.json': { bodyLimitBytes: '3kb' } })).config.bodyLimitBytes).toBe(3072);
+  });
+
+  it('answers --help without reading anything else', () => {
+    expect(load(['--port', 'nope', '--help']).help).toBe(true);
+  });
+
+  it('has a flag, a SANDBOX_* variable and a config key for every SandboxConfig field', () => {
+    expect(START_OPTIONS.map((o) => o.key).sort()).toEqual(Object.keys(defaultConfig()).sort());
+    for (const o of START_OPTIONS) expect(o.env[0]).toMatch(/^SANDBOX_[A-Z_]+$/);
+  });
+});
+
+describe('loadConfig errors', () => {
+  it('names an unknown flag, a stray argument and a missing value', () => {
+    expect(usageError(() => load(['--prot', '1']))).toBe('unknown option --prot (see payments-sandbox start --help)');
+    expect(usageError(() => load(['serve']))).toBe("unexpected argument 'serve' (options start with --; see payments-sandbox start --help)");
+    expect(usageError(() => load(['--port']))).toBe('--port needs a value');
+    expect(usageError(() => load(['--seed', '--watch']))).toBe('--seed needs a value');
+    expect(usageError(() => load(['--no-watch=1']))).toBe('--no-watch takes no value');
+  });
+
+  it('names the option, the source and what is accepted for a bad value', () => {
+    expect(usageError(() => load(['--port', '70000']))).toBe('--port must be an integer from 0 to 65535, got "70000" (from flag --port)');
+    expect(usageError(() => load([], { SANDBOX_SEED: '1.5' }))).toBe('--seed must be an integer from 0 to 9007199254740991, got "1.5" (from environment variable SANDBOX_SEED)');
+    expect(usageError(() => load([], { PORT: 'http' }))).toContain('(from environment variable PORT)');
+    expect(usageError(() => load(['--auth', 'basic']))).toBe('--auth must be one of jwt, none, got "basic" (from flag --auth)');
+    expect(usageError(() => load(['--log-level', 'loud']))).toContain('--log-level must be one of fatal, error, warn, info, debug, trace, silent');
+    expect(usageError(() => load([], { SANDBOX_WATCH: 'maybe' }))).toBe('--watch must be true or false, got "maybe" (from environment variable SANDBOX_WATCH)');
+    expect(usageError(() => load(['--body-limit', '1gb']))).toBe('--body-limit must be a size in bytes, or like 512kb or 2mb, got "1gb" (from flag --body-limit)');
+    expect(usageError(() => load(['--namespace-cap', '0']))).toContain('--namespace-cap must be an integer from 1 to 100000');
+  });
+
+  it('names the config file and key for a bad file value', () => {
+    const bad = (data: unknown) => usageError(() => load([], {}, files({ '/work/app/sandbox.config.json': data })));
+    expect(bad({ port: '4010' })).toBe('--port must be a number, got "4010" (from /work/app/sandbox.config.json key "port")');
+    expect(bad({ watch: 'yes' })).toBe('--watch must be true or false, got "yes" (from /work/app/sandbox.config.json key "watch")');
+    expect(bad({ host: null })).toBe('--host must be a string, got null (from /work/app/sandbox.config.json key "host")');
+    expect(bad({ prot: 1 })).toContain('the config file /work/app/sandbox.config.json has unknown key "prot" (keys: host, port,');
+    expect(bad([1])).toBe('the config file /work/app/sandbox.config.json must hold a JSON object of options');
+    expect(bad('{ "port": ')).toMatch(/^the config file \/work\/app\/sandbox.config.json is not valid JSON: /);
+  });
+
+  it('requires a file named by --config or SANDBOX_CONFIG to exist', () => {
+    expect(usageError(() => load(['--config', 'missing.json']))).toBe('the config file /work/app/missing.json does not exist');
+    expect(usageError(() => load([], { SANDBOX_CONFIG: '/x.json' }))).toBe('the config file /x.json does not exist');
+  });
+
+  it('reports a config file that cannot be read', () => {
+    const unreadable: ReadFile = () => {
+      throw new Error('EACCES: permission denied');
+    };
+    expect(usageError(() => load([], {}, unreadable))).toBe('cannot read the config file /work/app/sandbox.config.json: EACCES: permission denied');
+  });
+
+  it('refuses a non-loopback bind without an admin token, from any source', () => {
+    const message = '--host 0.0.0.0 makes the control API (/_sandbox) reachable from other machines: set --admin-token (or SANDBOX_ADMIN_TOKEN) too';
+    expect(usageError(() => load(['--host', '0.0.0.0']))).toBe(message);
+    expect(usageError(() => load([], { SANDBOX_HOST: '0.0.0.0' }))).toBe(message);
+    expect(load(['--host', '0.0.0.0'], { SANDBOX_ADMIN_TOKEN: 'x' }).config.adminToken).toBe('x');
+  });
+});

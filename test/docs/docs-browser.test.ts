@@ -1,0 +1,87 @@
+// The API reference page in a real headless Chromium with every request off 127.0.0.1 blocked:
+// it loads, lists every operation of openapi.json (and of openapi.admin.json on /docs/admin), and
+// logs no console error. Skipped, with a visible warning, only where /usr/bin/chromium is absent.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/start.js';
+import { createLogger } from '../../src/logging/logger.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`docs-browser.test.ts: ${CHROMIUM} is absent, the browser test of /docs does not run (apt-get install chromium)`);
+
+const ROOT = join(import.meta.dirname, '../..');
+const operationIds = (file: string): string[] => {
+  const doc = JSON.parse(readFileSync(join(ROOT, file), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
+  return Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => (op && typeof op === 'object' && op.operationId ? [op.operationId] : [])));
+};
+
+describe('the /docs page in Chromium', () => {
+  let sandbox: RunningSandbox;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    sandbox = await startSandbox({ port: 0, logger: createLogger({ logLevel: 'silent', logFormat: 'json' }) });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await sandbox?.close();
+  });
+
+  /** Opens a page that may only talk to 127.0.0.1; returns what it tried elsewhere and its errors. */
+  async function openOffline(path: string): Promise<{ page: Page; blocked: string[]; errors: string[] }> {
+    const context = await browser.newContext();
+    const blocked: string[] = [];
+    const errors: string[] = [];
+    await context.route('**/*', (route) => {
+      const url = new URL(route.request().url());
+      if (url.hostname === '127.0.0.1') return route.continue();
+      blocked.push(url.href);
+      return route.abort();
+    });
+    const page = await context.newPage();
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') errors.push(msg.text());
+    });
+    page.on('pageerror', (err) => errors.push(err.message));
+    const res = await page.goto(`${sandbox.url}${path}`);
+    expect(res?.status()).toBe(200);
+    return { page, blocked, errors };
+  }
+
+  async function listedOperationIds(page: Page, count: number): Promise<string[]> {
+    await page.waitForFunction((n) => document.querySelectorAll('.opblock-summary-operation-id').length >= n, count, { timeout: 20_000 });
+    return page.$$eval('.opblock-summary-operation-id', (nodes) => nodes.map((n) => (n.textContent ?? '').trim()));
+  }
+
+  it.skipIf(!hasChromium)('lists all 19 operations of openapi.json, offline, with no console error', async () => {
+    const expected = operationIds('openapi.json');
+    expect(expected).toHaveLength(19);
+    const { page, blocked, errors } = await openOffline('/docs');
+    const listed = await listedOperationIds(page, expected.length);
+    expect([...listed].sort()).toEqual([...expected].sort());
+    await expect(page.title()).resolves.toBe('payments-sandbox API reference');
+    expect(await page.textContent('.info .title')).toContain(JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8')).info.title);
+    await page.waitForLoadState('networkidle');
+    expect(blocked).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it.skipIf(!hasChromium)('shows the control API on /docs/admin', async () => {
+    const expected = operationIds('openapi.admin.json');
+    const { page, blocked, errors } = await openOffline('/docs/admin');
+    const listed = await listedOperationIds(page, expected.length);
+    expect([...listed].sort()).toEqual([...expected].sort());
+    expect(await page.textContent('.info .title')).toContain('payments-sandbox control API');
+    await page.waitForLoadState('networkidle');
+    expect(blocked).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+});
