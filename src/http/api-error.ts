@@ -29,6 +29,7 @@ export const ERROR_CODES: Record<number, string> = {
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   425: 'too_early',
+  431: 'request_header_fields_too_large',
   429: 'too_many_requests',
   500: 'server_error',
   502: 'bad_gateway',

@@ -3,8 +3,8 @@
 // contract becomes a loud 500 instead of reaching a client.
 import type { Context, Handler } from 'hono';
 import type { HandlerMap, HandlerResult, HandlerServices } from '../resources/types.js';
-import { ApiError } from './api-error.js';
 import type { SandboxEnv } from './env.js';
+import { SelfCheckError, problemWithAnswer } from './response-check.js';
 
 export interface DispatchOptions {
   handlers: HandlerMap;
@@ -43,14 +43,10 @@ export function writeResult(c: Context<SandboxEnv>, result: HandlerResult, valid
   const operation = c.var.operation;
   const status = result.status ?? operation.successStatus;
   for (const [name, value] of Object.entries(result.headers ?? {})) c.header(name, value);
-  if (validateResponses) checkResponse(operation.id, status, result.body, operation.responseValidators.get(status), operation.declaredStatuses);
+  if (validateResponses) {
+    const problem = problemWithAnswer(operation, status, result.body);
+    if (problem) throw new SelfCheckError(problem);
+  }
   if (status === 204 || result.body === undefined) return c.body(null, status as 204);
   return c.json(result.body as object, status as 200);
-}
-
-function checkResponse(opId: string, status: number, body: unknown, validator: ((b: unknown) => boolean) & { errors?: unknown } | undefined, declared: number[]): void {
-  if (!declared.includes(status)) throw new ApiError(500, 'server_error', `Response self-check: ${opId} answered ${status}, which openapi.json does not declare.`);
-  if (validator && !validator(body)) {
-    throw new ApiError(500, 'server_error', `Response self-check: the ${status} body of ${opId} does not match openapi.json: ${JSON.stringify(validator.errors).slice(0, 500)}`);
-  }
 }

@@ -5,6 +5,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { ApiError, errorBody } from './api-error.js';
 import type { SandboxEnv } from './env.js';
+import { SelfCheckError, type ErrorContract } from './response-check.js';
 
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
@@ -15,13 +16,25 @@ export function toApiError(err: unknown): ApiError {
   return new ApiError(500, 'server_error', 'The sandbox failed to handle this request; this is a sandbox bug (see its log).');
 }
 
-export function handleError(logger: Logger): ErrorHandler<SandboxEnv> {
+/** `contract`: check every error answer against openapi.json (response self-check mode); null: off. */
+export function handleError(logger: Logger, contract: ErrorContract | null = null): ErrorHandler<SandboxEnv> {
   return function writeErrorBody(err, c) {
-    const apiError = toApiError(err);
+    let apiError = toApiError(err);
     if (!(err instanceof ApiError) && !(err instanceof HTTPException)) {
       logger.error({ err, requestId: c.get('requestId'), path: c.req.path }, 'unhandled error');
     }
-    for (const [name, value] of Object.entries(apiError.extra.headers ?? {})) c.header(name, value);
+    if (contract && !(apiError instanceof SelfCheckError)) {
+      const problem = contract.problemWithError(c.get('operation'), apiError.status, errorBody(apiError));
+      if (problem) apiError = new SelfCheckError(problem);
+    }
+    if (apiError instanceof SelfCheckError) {
+      logger.error({ requestId: c.get('requestId'), path: c.req.path, problem: apiError.message }, 'response breaks openapi.json');
+    } else {
+      for (const [name, value] of Object.entries(apiError.extra.headers ?? {})) c.header(name, value);
+    }
+    // A refused body was never read: the connection cannot carry another request, and a client
+    // that reused it would get a reset instead of its next answer.
+    if (apiError.status === 413) c.header('connection', 'close');
     return c.json(errorBody(apiError) as object, apiError.status as 400);
   };
 }

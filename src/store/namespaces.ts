@@ -27,8 +27,9 @@ export class Namespace {
   /** Back to the seeded fixtures, with the clock and every attached counter cleared. */
   reset(fixtures: StoreData): void {
     this.store.replaceAll(fixtures);
-    this.clock.reset();
+    // Hooks first: the clock's change listeners (report schedules) then see the cleared state.
     for (const hook of this.resetHooks) hook();
+    this.clock.reset();
   }
 }
 
@@ -45,6 +46,7 @@ export interface NamespaceOptions {
 
 export class NamespaceRegistry {
   private readonly namespaces = new Map<string, Namespace>();
+  private readonly createHooks: Array<(ns: Namespace) => void> = [];
   private evicted = 0;
 
   constructor(private readonly options: NamespaceOptions) {
@@ -88,6 +90,12 @@ export class NamespaceRegistry {
     return this.namespaces.delete(name);
   }
 
+  /** Registers another area's per-namespace setup; it also runs at once for the namespaces that exist. */
+  onCreate(hook: (ns: Namespace) => void): void {
+    this.createHooks.push(hook);
+    for (const ns of this.namespaces.values()) hook(ns);
+  }
+
   get evictedCount(): number {
     return this.evicted;
   }
@@ -96,6 +104,7 @@ export class NamespaceRegistry {
     const ns = new Namespace(name, store);
     this.namespaces.set(name, ns);
     this.options.onCreate?.(ns);
+    for (const hook of this.createHooks) hook(ns);
     return ns;
   }
 

@@ -301,6 +301,11 @@ export interface ReportExecutionRecord extends BaseRecord {
   report_id: string;
   status: ReportExecutionStatus;
   context: { reference_timestamp: Timestamp; reference_timezone: string };
+  /**
+   * How the status moves with the sandbox clock (resources/reports/lifecycle.ts): the states in
+   * order and how long each but the last lasts. Absent or null (fixtures): the status stays as stored.
+   */
+  lifecycle?: { path: ReportExecutionStatus[]; durations_ms: number[] } | null;
 }
 
 /** Every collection of the store, by name, with its record type. */

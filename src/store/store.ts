@@ -37,12 +37,9 @@ export class Store {
     if (!options.file) return Store.inMemory(initial());
     const file = options.file;
     const adapter = new DataFile<StoreData>(file, { parse: JSON.parse, stringify: (d) => JSON.stringify(d) });
-    let data: StoreData;
-    if (existsSync(file) && readFileSync(file, 'utf8').trim() !== '') {
-      data = readDataFile(file);
-    } else {
-      data = initial();
-    }
+    // A missing or empty file is seeded; anything else must load.
+    const text = existsSync(file) ? readText(file) : '';
+    const data = text.trim() !== '' ? parseDataFile(file, text) : initial();
     const store = new Store(new Low<StoreData>(adapter, data), options);
     await store.flush(true);
     return store;
@@ -102,10 +99,18 @@ export class Store {
   }
 }
 
-function readDataFile(file: string): StoreData {
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`the data file ${file} cannot be read: ${(err as Error).message}. Fix its path or permissions; the sandbox does not reset it silently.`);
+  }
+}
+
+function parseDataFile(file: string, text: string): StoreData {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    parsed = JSON.parse(text);
   } catch (err) {
     throw new Error(`the data file ${file} cannot be loaded: ${(err as Error).message}. Fix or remove it; the sandbox does not reset it silently.`);
   }

@@ -4,11 +4,12 @@ import type { ReportRecord } from '../../store/records.js';
 import { findOwned } from '../lookup.js';
 import type { HandlerMap } from '../types.js';
 import { isValidTimeZone, nextExecutionAt } from './schedule.js';
+import { catchUpReports } from './scheduler.js';
 import { serializeExecution, serializeReport } from './serialize.js';
 
 export const reportHandlers: HandlerMap = {
   /** Records the calling key pair as creator and computes next_execution_at in the report's zone. */
-  createReport({ db, body, merchantAccountId, principal, clock, now }) {
+  createReport({ ns, db, body, merchantAccountId, principal, clock, now }) {
     const timeZone: string = body.schedule_timezone ?? 'Etc/UTC';
     if (!isValidTimeZone(timeZone)) {
       throw ApiError.unprocessable([
@@ -35,10 +36,14 @@ export const reportHandlers: HandlerMap = {
       next_execution_at: next === null ? null : new Date(next).toISOString(),
     };
     db.reports.insert(report);
-    return { body: serializeReport(db, report) };
+    // A `once` report runs at creation: its execution exists when the response is sent. The response
+    // still shows next_execution_at as computed (that run's instant); the stored report then has null.
+    catchUpReports(ns);
+    return { body: { ...serializeReport(db, report), next_execution_at: next === null ? null : new Date(next).toISOString() } };
   },
 
-  getReportExecution({ db, params, merchantAccountId }) {
+  getReportExecution({ ns, db, params, merchantAccountId }) {
+    catchUpReports(ns); // real-time clock: due runs and statuses catch up on read
     const execution = findOwned(db.report_executions, params.report_execution_id, merchantAccountId, 'Report execution');
     return { body: serializeExecution(db, execution) };
   },

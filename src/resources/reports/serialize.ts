@@ -8,8 +8,9 @@ export function executionSummary(e: ReportExecutionRecord) {
 
 export function latestExecution(db: CollectionMap, reportId: string): ReportExecutionRecord | null {
   let latest: ReportExecutionRecord | null = null;
+  // Ties (several runs created at one instant) go to the one created last.
   for (const e of db.report_executions.all()) {
-    if (e.report_id === reportId && (!latest || compareStrings(e.created_at, latest.created_at) > 0)) latest = e;
+    if (e.report_id === reportId && (!latest || compareStrings(e.created_at, latest.created_at) >= 0)) latest = e;
   }
   return latest;
 }

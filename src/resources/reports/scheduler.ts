@@ -1,0 +1,119 @@
+// Time-driven report state of a namespace. When its clock moves (set, advance, freeze) and on every
+// read of reports or executions, two things catch up with "now":
+//  - schedules: each enabled report whose next_execution_at has passed gets one execution per run
+//    missed (a daily report: one per local midnight crossed), then its next run is computed;
+//  - executions with a lifecycle plan get the status the plan gives at "now".
+// Runs that fell due before the namespace started (seeded fixtures, a data file loaded after a
+// pause) are skipped, not replayed: the sandbox runs what it was running for.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import type { Namespace } from '../../store/namespaces.js';
+import type { ReportExecutionRecord, ReportRecord } from '../../store/records.js';
+import type { CollectionMap } from '../../store/store.js';
+import { DEFAULT_LIFECYCLE, stateAt, type LifecyclePlan } from './lifecycle.js';
+import { followingExecutionAt } from './schedule.js';
+
+/** The plan scenarios activated for a merchant account give its new executions (null: the default). */
+export type PlanResolver = (merchantAccountId: string) => LifecyclePlan | null;
+
+/** Most executions one report gets in one catch-up (a clock moved by years keeps only the latest runs). */
+export const MAX_RUNS_PER_CATCH_UP = 1000;
+
+interface ReportClockState {
+  /** Runs before this instant are skipped; null until the first catch-up after start or reset. */
+  floorMs: number | null;
+  resolvePlan: PlanResolver;
+}
+
+const states = new WeakMap<Namespace, ReportClockState>();
+const requestPlans = new AsyncLocalStorage<{ merchantAccountId: string; plan: LifecyclePlan | null }>();
+
+function stateOf(ns: Namespace): ReportClockState {
+  let state = states.get(ns);
+  if (!state) {
+    state = { floorMs: ns.clock.now(), resolvePlan: () => null };
+    states.set(ns, state);
+  }
+  return state;
+}
+
+/** Makes the namespace's report state follow its clock; `resolvePlan` names the active scenarios' plan. */
+export function attachReportClock(ns: Namespace, resolvePlan: PlanResolver): void {
+  const state = stateOf(ns);
+  state.resolvePlan = resolvePlan;
+  ns.clock.onChange(() => catchUpReports(ns));
+  ns.onReset(() => {
+    state.floorMs = null;
+  });
+}
+
+/**
+ * Runs `fn` with a lifecycle plan for the executions created meanwhile in that merchant account
+ * (the x-sandbox-scenario header of one request); null plan: the default lifecycle.
+ */
+export function withRequestLifecycle<T>(merchantAccountId: string, plan: LifecyclePlan | null, fn: () => T): T {
+  return requestPlans.run({ merchantAccountId, plan }, fn);
+}
+
+/** The plan a new execution of that merchant account gets now. */
+export function planForNewExecution(ns: Namespace, merchantAccountId: string): LifecyclePlan {
+  const request = requestPlans.getStore();
+  if (request && request.merchantAccountId === merchantAccountId) return request.plan ?? DEFAULT_LIFECYCLE;
+  return stateOf(ns).resolvePlan(merchantAccountId) ?? DEFAULT_LIFECYCLE;
+}
+
+/** Brings schedules and execution statuses up to the namespace clock. */
+export function catchUpReports(ns: Namespace): void {
+  const now = ns.clock.now();
+  runDueSchedules(ns, now);
+  refreshExecutionStatuses(ns.store.collections, now);
+}
+
+function runDueSchedules(ns: Namespace, now: number): void {
+  const state = stateOf(ns);
+  // Moving the clock back moves the floor with it: runs from there on are run when reached.
+  if (state.floorMs === null || now < state.floorMs) state.floorMs = now;
+  const floor = state.floorMs;
+  const db = ns.store.collections;
+  for (const report of [...db.reports.all()]) {
+    if (!report.schedule_enabled || report.next_execution_at === null) continue;
+    let next: number | null = Date.parse(report.next_execution_at);
+    if (Number.isNaN(next) || next > now) continue;
+    const runs: number[] = [];
+    while (next !== null && next <= now) {
+      if (next >= floor) runs.push(next);
+      next = followingExecutionAt(report.schedule, report.schedule_timezone, next);
+    }
+    for (const run of runs.slice(-MAX_RUNS_PER_CATCH_UP)) {
+      db.report_executions.insert(newExecution(report, run, planForNewExecution(ns, report.merchant_account_id)));
+    }
+    db.reports.update(report.id, { next_execution_at: next === null ? null : new Date(next).toISOString() });
+  }
+}
+
+function newExecution(report: ReportRecord, runMs: number, plan: LifecyclePlan): ReportExecutionRecord {
+  const at = new Date(runMs).toISOString();
+  return {
+    type: 'report-execution',
+    id: randomUUID(),
+    created_at: at,
+    updated_at: at,
+    merchant_account_id: report.merchant_account_id,
+    report_id: report.id,
+    status: plan.path[0],
+    context: { reference_timestamp: at, reference_timezone: report.schedule_timezone },
+    lifecycle: { path: [...plan.path], durations_ms: [...plan.durations_ms] },
+  };
+}
+
+/** Executions that follow a plan get the status (and updated_at: when they entered it) of `now`. */
+function refreshExecutionStatuses(db: CollectionMap, now: number): void {
+  for (const execution of db.report_executions.all()) {
+    if (!execution.lifecycle) continue;
+    const state = stateAt(execution.lifecycle, Date.parse(execution.created_at), now);
+    const updatedAt = new Date(state.sinceMs).toISOString();
+    if (state.status !== execution.status || updatedAt !== execution.updated_at) {
+      db.report_executions.update(execution.id, { status: state.status, updated_at: updatedAt });
+    }
+  }
+}

@@ -1,0 +1,129 @@
+// Scenario state of one namespace: which scenarios are active (per merchant account or for all),
+// and for each (merchant account, scenario) where its sequence stands and its seeded random source.
+// A step is taken synchronously when a request is admitted, so concurrent requests never share one.
+import type { LifecyclePlan } from '../resources/reports/lifecycle.js';
+import type { Namespace } from '../store/namespaces.js';
+import { selectedLifecycle } from './match.js';
+import { hashSeed, mulberry32 } from './random.js';
+import type { Scenario, ScenarioCatalog, StepAction } from './types.js';
+
+interface Cursor {
+  step: number;
+  /** Requests the current step has answered. */
+  usedInStep: number;
+  /** Requests the scenario has answered for this merchant account. */
+  requests: number;
+  random: () => number;
+}
+
+export interface TakenStep {
+  /** Index of the step in the file. */
+  index: number;
+  /** What to do (a random step resolved to its hit, or to pass on a miss). */
+  action: StepAction;
+}
+
+export interface ActiveEntry {
+  merchant_account_id: string | null;
+  scenarios: string[];
+}
+
+export interface CounterEntry {
+  merchant_account_id: string;
+  scenario: string;
+  step: number;
+  requests: number;
+}
+
+const EVERY_ACCOUNT = '\u0000*';
+
+export class ScenarioState {
+  private readonly active = new Map<string, string[]>();
+  private readonly cursors = new Map<string, Cursor>();
+
+  constructor(
+    private readonly catalog: ScenarioCatalog,
+    private readonly seed: number,
+  ) {}
+
+  /** Sets the scenarios active for one merchant account (null: all) and restarts their sequences there. */
+  activate(names: string[], merchantAccountId: string | null): void {
+    const key = merchantAccountId ?? EVERY_ACCOUNT;
+    if (names.length) this.active.set(key, [...names]);
+    else this.active.delete(key);
+    for (const cursorKey of [...this.cursors.keys()]) {
+      const [merchant, scenario] = cursorKey.split('\u0001');
+      if (names.includes(scenario) && (merchantAccountId === null || merchant === merchantAccountId)) this.cursors.delete(cursorKey);
+    }
+  }
+
+  /** A merchant account's own scenarios first, then those active for every account. */
+  activeFor(merchantAccountId: string): string[] {
+    return [...new Set([...(this.active.get(merchantAccountId) ?? []), ...(this.active.get(EVERY_ACCOUNT) ?? [])])];
+  }
+
+  listActive(): ActiveEntry[] {
+    return [...this.active.entries()]
+      .map(([key, scenarios]) => ({ merchant_account_id: key === EVERY_ACCOUNT ? null : key, scenarios: [...scenarios] }))
+      .sort((a, b) => (a.merchant_account_id ?? '').localeCompare(b.merchant_account_id ?? ''));
+  }
+
+  listCounters(): CounterEntry[] {
+    return [...this.cursors.entries()]
+      .map(([key, c]) => {
+        const [merchant, scenario] = key.split('\u0001');
+        return { merchant_account_id: merchant, scenario, step: c.step, requests: c.requests };
+      })
+      .sort((a, b) => a.merchant_account_id.localeCompare(b.merchant_account_id) || a.scenario.localeCompare(b.scenario));
+  }
+
+  /** No active scenarios, every sequence back to its first step and its random source to its seed. */
+  clear(): void {
+    this.active.clear();
+    this.cursors.clear();
+  }
+
+  /** The lifecycle the active scenarios give new report executions of a merchant account. */
+  lifecyclePlanFor(merchantAccountId: string): LifecyclePlan | null {
+    return selectedLifecycle(this.catalog, this.activeFor(merchantAccountId));
+  }
+
+  /** Takes the next step of a scenario for a merchant account. Synchronous on purpose. */
+  take(merchantAccountId: string, scenario: Scenario): TakenStep {
+    const key = `${merchantAccountId}\u0001${scenario.name}`;
+    let cursor = this.cursors.get(key);
+    if (!cursor) {
+      cursor = { step: 0, usedInStep: 0, requests: 0, random: mulberry32(hashSeed(`${this.seed}/${scenario.seed}/${scenario.name}`)) };
+      this.cursors.set(key, cursor);
+    }
+    const index = cursor.step;
+    const step = scenario.steps[index];
+    cursor.requests++;
+    cursor.usedInStep++;
+    // The last step repeats forever.
+    if (cursor.usedInStep >= step.times && index < scenario.steps.length - 1) {
+      cursor.step++;
+      cursor.usedInStep = 0;
+    }
+    if (!step.random) return { index, action: step };
+    const { share, ...hit } = step.random;
+    const hits = cursor.random() < share;
+    const delay = (step.delay_ms ?? 0) + (hits ? hit.delay_ms ?? 0 : 0);
+    const action: StepAction = hits ? { ...hit, delay_ms: delay } : { pass: true, delay_ms: delay };
+    return { index, action };
+  }
+}
+
+const states = new WeakMap<Namespace, ScenarioState>();
+
+/** Creates the namespace's scenario state; a namespace reset clears it. */
+export function attachScenarioState(ns: Namespace, catalog: ScenarioCatalog, seed: number): ScenarioState {
+  const state = new ScenarioState(catalog, seed);
+  states.set(ns, state);
+  ns.onReset(() => state.clear());
+  return state;
+}
+
+export function scenarioStateOf(ns: Namespace, catalog: ScenarioCatalog, seed: number): ScenarioState {
+  return states.get(ns) ?? attachScenarioState(ns, catalog, seed);
+}

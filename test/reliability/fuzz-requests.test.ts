@@ -1,0 +1,66 @@
+// Generated bad input for every operation of openapi.json: each answer is a documented status with
+// a body that matches the error schemas, never a 5xx, the server stays up, no prototype is
+// polluted and a rejected request leaves the state as it was.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/start.js';
+import { mutationOf } from './mutations.js';
+import { errorBodyProblems, operations, prototypesClean, send, stateOf, validRequest, type BuiltRequest, type OpSpec, type RawResponse } from './support.js';
+
+/** Answers that come before any operation is matched (openapi.json x-sandbox-errors-outside-operations). */
+const OUTSIDE_OPERATIONS = [400, 404, 405, 413, 431];
+const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
+
+let sb: RunningSandbox;
+let auth: string;
+
+beforeAll(async () => {
+  sb = await startSandbox({ validateResponses: true, logLevel: 'silent' });
+  auth = `Bearer ${await sb.token()}`;
+  // Frozen clock: nothing time-driven (report runs) moves the state between two requests.
+  sb.deps.namespaces.get().clock.freeze();
+});
+afterAll(() => sb.close());
+
+/** What must hold of any answer; returns the problems (empty: fine). */
+function problemsOf(op: OpSpec, req: BuiltRequest, res: RawResponse, before: string): string[] {
+  const problems: string[] = [];
+  if (res.status >= 500) problems.push(`answered ${res.status}: ${res.text.slice(0, 300)}`);
+  if (!op.declared.includes(res.status)) {
+    if (!OUTSIDE_OPERATIONS.includes(res.status)) problems.push(`status ${res.status} is not documented`);
+    // A 400 the operation does not declare can only be the namespace, refused before matching.
+    if (res.status === 400 && !/Namespace/.test(res.json?.message)) problems.push(`undeclared 400: ${res.json?.message}`);
+  }
+  if (res.status >= 400) {
+    problems.push(...errorBodyProblems(res));
+    if (stateOf(sb.deps) !== before) problems.push('a rejected request changed the state');
+  }
+  if (!prototypesClean()) problems.push('a prototype was polluted');
+  return problems.map((p) => `${req.method} ${req.path.slice(0, 120)}: ${p}`);
+}
+
+async function serverIsUp(): Promise<void> {
+  const res = await send(sb.url, { method: 'GET', path: '/card-scheme-definitions', headers: { authorization: auth }, body: null });
+  expect(res.status).toBe(200);
+}
+
+describe('every operation, broken requests', () => {
+  for (const op of operations()) {
+    it(`${op.method} ${op.path} (${op.id})`, async () => {
+      const seen = new Set<string>();
+      await fc.assert(
+        fc.asyncProperty(mutationOf(op), async (mutation) => {
+          const req = mutation.apply(validRequest(op, auth));
+          seen.add(mutation.kind.split(' ')[0]);
+          const before = stateOf(sb.deps);
+          const res = await send(sb.url, req);
+          if (process.env.FUZZ_DEBUG) console.log(op.id, res.status, mutation.kind.slice(0, 60), res.text.slice(0, 100));
+          expect(problemsOf(op, req, res, before), mutation.kind).toEqual([]);
+        }),
+        { seed: 4010, numRuns: RUNS, interruptAfterTimeLimit: 4_000 },
+      );
+      await serverIsUp();
+      expect(seen.size).toBeGreaterThan(3); // the runs tried several kinds of breakage
+    });
+  }
+});

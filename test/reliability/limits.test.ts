@@ -1,0 +1,157 @@
+// Limits: bodies over config.bodyLimitBytes are refused before they are buffered (by Content-Length
+// without reading the body, and for chunked bodies as soon as the limit is passed); slow or stalled
+// clients are cut off after config.requestTimeoutMs; oversized headers and bytes that are not HTTP
+// get a JSON error too. Raw sockets, so the test controls every byte and every pause.
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, serverTimeouts, type RunningSandbox } from '../../src/start.js';
+import { expectErrorBody } from '../support/sandbox.js';
+
+const LIMIT = 10_000;
+const TIMEOUT_MS = 400;
+/** Bounded wait for the server's reaction: the timeout plus Node's checking interval plus slack. */
+const REACTION_BOUND_MS = TIMEOUT_MS + 2_500;
+
+let sb: RunningSandbox;
+let auth: string;
+const BUYER = '/buyers/b0000000-0000-4000-8000-000000000001';
+
+beforeAll(async () => {
+  sb = await startSandbox({ validateResponses: true, logLevel: 'silent', bodyLimitBytes: LIMIT, requestTimeoutMs: TIMEOUT_MS });
+  auth = `Bearer ${await sb.token()}`;
+});
+afterAll(() => sb.close());
+
+interface Exchange {
+  socket: Socket;
+  /** Everything the server sent until it closed the connection (or the bound passed). */
+  received: Promise<{ text: string; closed: boolean }>;
+}
+
+function open(): Promise<Exchange> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(sb.port, '127.0.0.1', () => {
+      let text = '';
+      socket.on('data', (d) => (text += d.toString('latin1')));
+      const received = new Promise<{ text: string; closed: boolean }>((done) => {
+        const timer = setTimeout(() => done({ text, closed: false }), REACTION_BOUND_MS);
+        socket.on('close', () => {
+          clearTimeout(timer);
+          done({ text, closed: true });
+        });
+      });
+      resolve({ socket, received });
+    });
+    socket.on('error', () => {}); // the server may reset a connection whose body it refused
+    socket.once('error', reject);
+  });
+}
+
+/** Status and JSON body of the first response in raw bytes. */
+function parse(raw: string): { status: number; headers: string; body: any } {
+  const [head, ...rest] = raw.split('\r\n\r\n');
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
+  let body = rest.join('\r\n\r\n');
+  if (/transfer-encoding: chunked/i.test(head)) body = body.replace(/^[0-9a-f]+\r\n/i, '').replace(/\r\n0\r\n\r\n$/, '');
+  return { status, headers: head.toLowerCase(), body: JSON.parse(body) };
+}
+
+const head = (lines: string[]) => `${lines.join('\r\n')}\r\n\r\n`;
+
+describe('request body limit', () => {
+  it('refuses a body whose Content-Length is over the limit before reading it', async () => {
+    const { socket, received } = await open();
+    // Only the headers and 5 bytes are sent: an answer proves the body was never waited for.
+    socket.write(head([`PUT ${BUYER} HTTP/1.1`, 'host: x', `authorization: ${auth}`, 'content-type: application/json', `content-length: ${LIMIT * 100}`]) + '{"a":');
+    const { text, closed } = await received;
+    expect(closed).toBe(true);
+    const res = parse(text);
+    expect(res.status).toBe(413);
+    expect(res.headers).toContain('connection: close');
+    expectErrorBody(res.body, 413, 'payload_too_large');
+    expect(res.body.message).toBe(`The request body is larger than ${LIMIT} bytes; send a smaller body.`);
+  });
+
+  it('refuses a chunked body as soon as it passes the limit, without waiting for its end', async () => {
+    const { socket, received } = await open();
+    socket.write(head([`PUT ${BUYER} HTTP/1.1`, 'host: x', `authorization: ${auth}`, 'content-type: application/json', 'transfer-encoding: chunked']));
+    const chunk = 'x'.repeat(4_000);
+    for (let i = 0; i < 3; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`); // 12 000 bytes, never the final 0-chunk
+    const { text } = await received;
+    const res = parse(text);
+    expect(res.status).toBe(413);
+    expectErrorBody(res.body, 413, 'payload_too_large');
+    socket.destroy();
+  });
+
+  it('accepts a body of exactly the limit (it reaches validation)', async () => {
+    const body = JSON.stringify({ display_name: 'n', account_number: null, padding: '' });
+    const padded = body.replace('"padding":""', `"padding":"${'p'.repeat(LIMIT - body.length)}"`);
+    expect(Buffer.byteLength(padded)).toBe(LIMIT);
+    const res = await fetch(`${sb.url}${BUYER}`, { method: 'PUT', headers: { authorization: auth, 'content-type': 'application/json' }, body: padded });
+    expect(res.status).toBe(200);
+    expect((await res.json()).display_name).toBe('n');
+  });
+});
+
+describe('slow and stalled clients', () => {
+  it('closes a connection whose headers never finish, with a 408 JSON body', async () => {
+    const { socket, received } = await open();
+    socket.write(`GET /connections HTTP/1.1\r\nhost: x\r\nauthorization: ${auth.slice(0, 20)}`);
+    const { text, closed } = await received;
+    expect(closed).toBe(true);
+    const res = parse(text);
+    expect(res.status).toBe(408);
+    expectErrorBody(res.body, 408, 'request_timeout');
+    expect(res.headers).toContain('connection: close');
+  });
+
+  it('closes a connection whose body stalls', async () => {
+    const { socket, received } = await open();
+    socket.write(head([`PUT ${BUYER} HTTP/1.1`, 'host: x', `authorization: ${auth}`, 'content-type: application/json', 'content-length: 100']) + '{"display_name":');
+    const { text, closed } = await received;
+    expect(closed).toBe(true);
+    // The app is still waiting for the body, so no answer has started: Node's timer answers 408.
+    const res = parse(text);
+    expect(res.status).toBe(408);
+    expectErrorBody(res.body, 408, 'request_timeout');
+  });
+
+  it('keeps serving other clients meanwhile, and after', async () => {
+    const stalled = await open();
+    stalled.socket.write('GET /connections HTTP/1.1\r\n');
+    const res = await fetch(`${sb.url}/card-scheme-definitions`, { headers: { authorization: auth } });
+    expect(res.status).toBe(200);
+    expect((await stalled.received).closed).toBe(true);
+    const after = await fetch(`${sb.url}/card-scheme-definitions`, { headers: { authorization: auth } });
+    expect(after.status).toBe(200);
+  });
+
+  it('documents its server timeouts: request and headers = requestTimeoutMs, keep-alive 5 s', () => {
+    expect(serverTimeouts(30_000)).toEqual({ requestTimeout: 30_000, headersTimeout: 30_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 });
+    expect(serverTimeouts(400)).toEqual({ requestTimeout: 400, headersTimeout: 400, keepAliveTimeout: 5_000, connectionsCheckingInterval: 50 });
+  });
+});
+
+describe('requests Node refuses before the app', () => {
+  it('answers headers over 16 KiB with 431 and a JSON error body', async () => {
+    const { socket, received } = await open();
+    socket.write(head(['GET /connections HTTP/1.1', 'host: x', `x-padding: ${'p'.repeat(20_000)}`]));
+    const { text, closed } = await received;
+    expect(closed).toBe(true);
+    const res = parse(text);
+    expect(res.status).toBe(431);
+    expectErrorBody(res.body, 431, 'request_header_fields_too_large');
+  });
+
+  it('answers bytes that are not HTTP with 400 and a JSON error body', async () => {
+    const { socket, received } = await open();
+    socket.write('\u0000\u0001 NOT HTTP AT ALL\r\n\r\n');
+    const { text, closed } = await received;
+    expect(closed).toBe(true);
+    const res = parse(text);
+    expect(res.status).toBe(400);
+    expectErrorBody(res.body, 400, 'bad_request');
+    expect(res.body.message).toMatch(/^The request is not valid HTTP\/1\.1 \(HPE_/);
+  });
+});

@@ -1,0 +1,112 @@
+// Built-in error scenarios through HTTP, selected with the x-sandbox-scenario header.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WELL_KNOWN, expectErrorBody, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { REPORT_BODY } from './helpers.js';
+
+const NEW_PAIR = { display_name: 'Scenario key', role_ids: [WELL_KNOWN.roles.admin.id] };
+
+describe('built-in error scenarios', () => {
+  let sb: TestSandbox;
+  beforeAll(async () => {
+    sb = await startTestSandbox();
+  });
+  afterAll(() => sb.server.close());
+  const db = () => sb.deps.namespaces.get('default').store.collections;
+
+  it('duplicate-record answers 409 with the id of a real key pair and creates nothing', async () => {
+    const before = db().api_key_pairs.size;
+    const res = await sb.http.post('/api-key-pairs').set('authorization', sb.auth).set('x-sandbox-scenario', 'duplicate-record').send(NEW_PAIR);
+    expect(res.status).toBe(409);
+    expectErrorBody(res.body, 409, 'duplicate_record');
+    expect(res.body).toEqual({
+      type: 'error', code: 'duplicate_record', status: 409, details: [],
+      message: 'A duplicate record exists (answered by scenario duplicate-record).',
+      resource_id: WELL_KNOWN.keyPairs.admin.id,
+    });
+    expect(db().api_key_pairs.get(res.body.resource_id)).toBeDefined();
+    expect(res.headers['x-sandbox-scenario']).toBe('duplicate-record');
+    expect(db().api_key_pairs.size).toBe(before);
+  });
+
+  it('duplicate-record on POST /reports names a report of the request merchant account', async () => {
+    const res = await sb.http.post('/reports').set('authorization', sb.auth).set('x-service-merchant-account-id', 'merchant-two')
+      .set('x-sandbox-scenario', 'duplicate-record').send(REPORT_BODY);
+    expect(res.status).toBe(409);
+    expectErrorBody(res.body, 409, 'duplicate_record');
+    const report = db().reports.get(res.body.resource_id);
+    expect(report?.merchant_account_id).toBe('merchant-two');
+  });
+
+  it('duplicate-record does not apply to operations that do not declare 409', async () => {
+    const res = await sb.http.get('/connections').set('authorization', sb.auth).set('x-sandbox-scenario', 'duplicate-record');
+    expect(res.status).toBe(200);
+    expect(res.headers['x-sandbox-scenario']).toBeUndefined();
+    expect(res.body.items.length).toBeGreaterThan(0);
+  });
+
+  const fixed: Array<[string, number, string, string]> = [
+    ['too-early', 425, 'too_early', 'The request came too early; retry it later (answered by scenario too-early).'],
+    ['server-error', 500, 'server_error', 'The server failed (answered by scenario server-error).'],
+    ['bad-gateway', 502, 'bad_gateway', 'Bad gateway: an upstream service failed (answered by scenario bad-gateway).'],
+    ['gateway-timeout', 504, 'gateway_timeout', 'Gateway timeout: an upstream service did not answer in time (answered by scenario gateway-timeout).'],
+  ];
+  for (const [name, status, code, message] of fixed) {
+    it(`${name} answers ${status} ${code} on every request`, async () => {
+      for (let i = 0; i < 3; i++) {
+        const res = await sb.http.get('/gift-cards').set('authorization', sb.auth).set('x-sandbox-scenario', name);
+        expect(res.status).toBe(status);
+        expect(res.headers['content-type']).toBe('application/json');
+        expect(res.headers['retry-after']).toBeUndefined();
+        expect(res.body).toEqual({ type: 'error', code, status, message, details: [] });
+      }
+    });
+  }
+
+  it('an error scenario answers before validation and leaves the store alone', async () => {
+    const buyer = db().buyers.get(WELL_KNOWN.buyers.default.id)!;
+    const name = buyer.display_name;
+    const res = await sb.http.put(`/buyers/${WELL_KNOWN.buyers.default.id}`).set('authorization', sb.auth).set('x-sandbox-scenario', 'server-error')
+      .send({ display_name: 'Changed by a failed request' });
+    expect(res.status).toBe(500);
+    expect(db().buyers.get(WELL_KNOWN.buyers.default.id)!.display_name).toBe(name);
+    const invalid = await sb.http.put(`/buyers/${WELL_KNOWN.buyers.default.id}`).set('authorization', sb.auth).set('x-sandbox-scenario', 'too-early')
+      .send({ display_name: 42 });
+    expect(invalid.status).toBe(425);
+  });
+
+  it('authentication still comes first: no token is 401 whatever the scenario', async () => {
+    const res = await sb.http.get('/gift-cards').set('x-sandbox-scenario', 'server-error');
+    expect(res.status).toBe(401);
+    expectErrorBody(res.body, 401, 'unauthorized');
+  });
+
+  it('rate-limited answers 429 with Retry-After twice, then recovers', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await sb.http.get('/buyers/payment-methods').set('authorization', sb.auth).set('x-service-merchant-account-id', 'merchant-two')
+        .set('x-sandbox-scenario', 'rate-limited');
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expect(res.headers['retry-after']).toBe('1');
+        expect(res.body).toEqual({
+          type: 'error', code: 'too_many_requests', status: 429, details: [],
+          message: 'Too many requests; retry after the Retry-After delay (answered by scenario rate-limited).',
+        });
+      } else {
+        expect(res.headers['retry-after']).toBeUndefined();
+        expect(Array.isArray(res.body.items)).toBe(true);
+      }
+    }
+    expect(statuses).toEqual([429, 429, 200, 200]);
+  });
+
+  it('empty-lists merges items [] into list answers and keeps the other fields', async () => {
+    const normal = await sb.http.get('/gift-cards?limit=2').set('authorization', sb.auth);
+    const res = await sb.http.get('/gift-cards?limit=2').set('authorization', sb.auth).set('x-sandbox-scenario', 'empty-lists');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.headers['x-request-id']).toBeTruthy();
+    expect(res.body).toEqual({ ...normal.body, items: [] });
+    expect(normal.body.items).toHaveLength(2);
+  });
+});
