@@ -1,11 +1,10 @@
 // createApp(deps): the request flow of the sandbox, top to bottom, in one screen.
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { cors } from 'hono/cors';
 import { adminRoutes } from './admin/routes.js';
 import { authenticate } from './auth/authenticate.js';
-import { ApiError } from './http/api-error.js';
 import { docsRoutes } from './docs/routes.js';
+import { limitBodySize } from './http/body-limit.js';
+import { corsForBrowsers } from './http/cors.js';
 import { dispatch } from './http/dispatch.js';
 import type { SandboxEnv } from './http/env.js';
 import { handleError } from './http/error-handler.js';
@@ -26,8 +25,8 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
 
   app.use(requestId()); //                                   x-request-id in and out
   app.use(logRequests(deps.logger, deps.stats)); //            one debug line per request, with its id
-  app.use(cors({ origin: '*', exposeHeaders: ['x-request-id', 'retry-after', 'x-sandbox-scenario'] })); // browser SDKs (Embed) call it too
-  app.use(bodyLimit({ maxSize: config.bodyLimitBytes, onError: () => { throw tooLarge(config.bodyLimitBytes); } }));
+  app.use(corsForBrowsers(['x-request-id', 'retry-after', 'x-sandbox-scenario'])); // browser SDKs (Embed) call it too
+  app.use(limitBodySize(config.bodyLimitBytes)); //           413 before a large body is buffered
   app.route('/', docsRoutes()); //                            /docs, /openapi.json, /openapi.admin.json: no auth, not journaled
   app.use(selectNamespace(deps.namespaces)); //               /ns/{name}/ prefix or x-sandbox-namespace
   app.use(recordInJournal({ size: config.journalSize })); //  every API request and its response (not /_sandbox)
@@ -43,8 +42,4 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
 
   app.onError(handleError(deps.logger, config.validateResponses ? errorContract(deps.api.spec) : null)); // self-check errors too
   return app;
-}
-
-function tooLarge(limit: number): ApiError {
-  return new ApiError(413, 'payload_too_large', `The request body is larger than ${limit} bytes; send a smaller body.`);
 }

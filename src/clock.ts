@@ -18,9 +18,18 @@ export class Clock {
     return this.state.mode === 'frozen' ? (this.state.frozenAt as number) : this.wallClock() + this.state.offsetMs;
   }
 
+  /** RFC 3339 of now; formatted once per millisecond (several writers often ask within one). */
   nowIso(): string {
-    return new Date(this.now()).toISOString();
+    const now = this.now();
+    if (now !== this.lastIsoMs) {
+      this.lastIsoMs = now;
+      this.lastIso = new Date(now).toISOString();
+    }
+    return this.lastIso;
   }
+
+  private lastIsoMs = Number.NaN;
+  private lastIso = '';
 
   freeze(at: number = this.now()): void {
     this.state = { mode: 'frozen', frozenAt: at, offsetMs: 0 };

@@ -3,7 +3,7 @@
 // the store.
 import { SignJWT, generateKeyPair, type CryptoKey } from 'jose';
 import type { Logger } from 'pino';
-import { buildFixtures } from '../fixtures/build-fixtures.js';
+import { seedData } from '../fixtures/seed-cache.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertSafeExposure } from './admin/exposure.js';
@@ -74,7 +74,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const adminDoc = loadSpec(join(packageRoot(), 'openapi.admin.json'));
   const admin = serveSpec(indexSpec(adminDoc, 'openapi.admin.json', [api.spec]), adminHandlers, 'openapi.admin.json');
   const scenarios = loadScenarios(config.scenariosDir, api.spec); // a bad file fails boot, naming file and path
-  const fixtureSource = new FixtureSource(options.seedData ?? (await buildFixtures(config.seed)), config.fixturesDir);
+  const fixtureSource = new FixtureSource(options.seedData ?? (await seedData(config.seed)), config.fixturesDir);
   const fixtures = () => fixtureSource.fixtures();
   const defaultStore = await Store.open(fixtures, { file: config.dataFile ?? undefined });
   const namespaces = new NamespaceRegistry({ fixtures, defaultStore, cap: config.namespaceCap });

@@ -33,4 +33,22 @@ describe('request flow', () => {
     expect(res.headers.allow).toBe('GET');
     expectErrorBody(res.body, 405, 'method_not_allowed');
   });
+
+  it('answers browsers with CORS headers, and a preflight with 204', async () => {
+    const res = await sb.http.get('/card-scheme-definitions').set('authorization', sb.auth).set('origin', 'http://localhost:5173');
+    expect(res.status).toBe(200);
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.headers['access-control-expose-headers']).toBe('x-request-id,retry-after,x-sandbox-scenario');
+    const preflight = await sb.http.options('/buyers/b0000000-0000-4000-8000-000000000001')
+      .set('origin', 'http://localhost:5173').set('access-control-request-method', 'PUT').set('access-control-request-headers', 'authorization,content-type');
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('*');
+    expect(preflight.headers['access-control-allow-methods']).toContain('PUT');
+    expect(preflight.headers['access-control-allow-headers']).toBe('authorization,content-type');
+  });
+
+  it('sends no CORS headers to clients that send no Origin', async () => {
+    const res = await sb.http.get('/card-scheme-definitions').set('authorization', sb.auth);
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
 });

@@ -17,6 +17,9 @@ export interface VerifiedToken {
 }
 
 interface CacheEntry {
+  /** The token's header fields, so a cache hit needs no decoding. */
+  kid: string;
+  alg: string;
   pairId: string;
   publicKey: string;
   claims: JWTPayload;
@@ -94,8 +97,8 @@ function scopesOf(claims: JWTPayload): string[] {
   return scopes as string[];
 }
 
-/** Header checks that need no signature: accepted alg, known kid, active pair, alg of that pair. */
-function pairOfHeader(token: string, store: Store): { pair: ApiKeyPairRecord; alg: 'ES512' | 'RS512' } {
+/** The token's alg and kid, decoded from its header. */
+function headerOf(token: string): { alg: string; kid: string } {
   let header: ProtectedHeaderParameters;
   try {
     header = decodeProtectedHeader(token);
@@ -107,7 +110,11 @@ function pairOfHeader(token: string, store: Store): { pair: ApiKeyPairRecord; al
     throw unauthorized(`The bearer token algorithm '${alg.slice(0, 20)}' is not accepted: sign with ES512 (ECDSA pairs) or RS512 (RSA pairs).`);
   }
   if (typeof header.kid !== 'string' || !header.kid) throw unauthorized('The bearer token header has no kid: set it to the API key pair thumbprint.');
-  const kid = header.kid;
+  return { alg, kid: header.kid };
+}
+
+/** Checks that need no signature, on every request: known kid, active pair, the alg of that pair. */
+function pairOf(kid: string, alg: string, store: Store): { pair: ApiKeyPairRecord; alg: 'ES512' | 'RS512' } {
   const pair = store.collections.api_key_pairs.find((p) => p.thumbprint === kid);
   if (!pair) throw unauthorized(`No API key pair has the thumbprint '${kid.slice(0, 100)}' (the token kid).`);
   if (!pair.active) throw unauthorized(`The API key pair ${pair.id} is inactive: activate it or use another pair.`);
@@ -124,9 +131,10 @@ function pairOfHeader(token: string, store: Store): { pair: ApiKeyPairRecord; al
  */
 export async function verifyToken(token: string, store: Store, cache: TokenCache, nowMs = Date.now()): Promise<VerifiedToken> {
   const nowSeconds = Math.floor(nowMs / 1000);
-  const { pair, alg } = pairOfHeader(token, store);
-
   const hit = cache.get(token);
+  const header = hit ?? headerOf(token);
+  const { pair, alg } = pairOf(header.kid, header.alg, store);
+
   if (hit && hit.pairId === pair.id && hit.publicKey === pair.public_key) {
     checkTimes(hit.claims, nowSeconds);
     return { pair, scopes: hit.scopes, claims: hit.claims };
@@ -145,7 +153,7 @@ export async function verifyToken(token: string, store: Store, cache: TokenCache
     throw unauthorized(reasonOf(err));
   }
   const scopes = scopesOf(claims);
-  cache.set(token, { pairId: pair.id, publicKey: pair.public_key, claims, scopes }, nowSeconds);
+  cache.set(token, { kid: header.kid, alg: header.alg, pairId: pair.id, publicKey: pair.public_key, claims, scopes }, nowSeconds);
   return { pair, scopes, claims };
 }
 

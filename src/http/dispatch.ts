@@ -4,6 +4,7 @@
 import type { Context, Handler } from 'hono';
 import type { HandlerMap, HandlerResult, HandlerServices } from '../resources/types.js';
 import type { SandboxEnv } from './env.js';
+import { jsonResponse } from './json-response.js';
 import { SelfCheckError, problemWithAnswer } from './response-check.js';
 
 export interface DispatchOptions {
@@ -20,27 +21,32 @@ export function dispatch(options: DispatchOptions): Handler<SandboxEnv> {
 }
 
 export async function runHandler(c: Context<SandboxEnv>, options: DispatchOptions): Promise<HandlerResult> {
-  const operation = c.var.operation;
+  const operation = c.get('operation');
   const handler = options.handlers[operation.id];
-  const ns = c.var.ns;
+  const ns = c.get('ns');
+  let now: string | undefined;
   return handler({
     ns,
     db: ns.store.collections,
     clock: ns.clock,
-    now: ns.clock.nowIso(),
-    merchantAccountId: c.var.merchantAccountId,
-    principal: c.var.principal,
+    // Read once, on first use: one instant for every timestamp a handler writes, and no clock read
+    // (with its Date formatting) for the handlers that write none.
+    get now() {
+      return (now ??= ns.clock.nowIso());
+    },
+    merchantAccountId: c.get('merchantAccountId'),
+    principal: c.get('principal'),
     operation,
-    params: c.var.pathParams,
-    query: c.var.query,
-    headers: c.var.headers,
-    body: c.var.body,
+    params: c.get('pathParams'),
+    query: c.get('query'),
+    headers: c.get('headers'),
+    body: c.get('body'),
     services: options.services,
   });
 }
 
 export function writeResult(c: Context<SandboxEnv>, result: HandlerResult, validateResponses: boolean): Response {
-  const operation = c.var.operation;
+  const operation = c.get('operation');
   const status = result.status ?? operation.successStatus;
   for (const [name, value] of Object.entries(result.headers ?? {})) c.header(name, value);
   if (validateResponses) {
@@ -48,5 +54,5 @@ export function writeResult(c: Context<SandboxEnv>, result: HandlerResult, valid
     if (problem) throw new SelfCheckError(problem);
   }
   if (status === 204 || result.body === undefined) return c.body(null, status as 204);
-  return c.json(result.body as object, status as 200);
+  return jsonResponse(c, result.body, status);
 }

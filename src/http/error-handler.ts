@@ -5,6 +5,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { ApiError, errorBody } from './api-error.js';
 import type { SandboxEnv } from './env.js';
+import { jsonResponse } from './json-response.js';
 import { SelfCheckError, type ErrorContract } from './response-check.js';
 
 export function toApiError(err: unknown): ApiError {
@@ -35,6 +36,6 @@ export function handleError(logger: Logger, contract: ErrorContract | null = nul
     // A refused body was never read: the connection cannot carry another request, and a client
     // that reused it would get a reset instead of its next answer.
     if (apiError.status === 413) c.header('connection', 'close');
-    return c.json(errorBody(apiError) as object, apiError.status as 400);
+    return jsonResponse(c, errorBody(apiError), apiError.status);
   };
 }

@@ -11,7 +11,9 @@ export function requestId(): MiddlewareHandler<SandboxEnv> {
     const id = given && SAFE_ID.test(given) ? given : randomUUID();
     c.set('requestId', id);
     c.set('scenario', null);
-    await next();
+    // Set before the response exists, so every response (errors included) is made with it: a header
+    // added after would make Hono rebuild the finished response.
     c.header('x-request-id', id);
+    await next();
   };
 }

@@ -4,19 +4,20 @@ import type { MiddlewareHandler } from 'hono';
 import { summarize, validateRequest } from '../spec/operations.js';
 import { ApiError } from './api-error.js';
 import type { SandboxEnv } from './env.js';
+import { headerObject } from './headers.js';
 
 export function validate(): MiddlewareHandler<SandboxEnv> {
   return async function validateAgainstSpec(c, next) {
-    const operation = c.var.operation;
+    const operation = c.get('operation');
     const query = queryOf(c.req.url);
-    const header = Object.fromEntries(c.req.raw.headers); // names arrive lower-cased
-    const path = { ...c.var.pathParams };
+    const header = headerObject(c); // names arrive lower-cased
+    const path = { ...c.get('pathParams') };
     // A body that cannot be read as JSON is one more problem: path, query and header problems are
     // still reported with it, so the caller fixes everything in one round trip.
     let body: unknown;
     let bodyProblem: ApiError | null = null;
     try {
-      body = operation.hasBody ? await readJsonBody(c.req.raw.headers.get('content-type'), await c.req.text(), operation.bodyRequired) : undefined;
+      body = operation.hasBody ? await readJsonBody(c.req.header('content-type') ?? null, await c.req.text(), operation.bodyRequired) : undefined;
     } catch (err) {
       if (!(err instanceof ApiError) || err.status !== 400) throw err;
       bodyProblem = err;

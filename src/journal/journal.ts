@@ -4,6 +4,7 @@
 // A journal hangs off its namespace through a WeakMap: an evicted namespace takes its journal with it,
 // and the store layer does not need to know the journal exists.
 import type { Namespace } from '../store/namespaces.js';
+import { bodyOf, queryOf, redactHeaders, redactText } from './redact.js';
 
 export interface JournalEntry {
   /** Increasing per namespace, never reused (clearing the journal does not restart it). */
@@ -25,6 +26,54 @@ export interface JournalEntry {
   request_id: string;
 }
 
+/**
+ * What recording a request keeps: raw text, parsed and redacted only when the journal is read, so
+ * the request path pays for a few references, not for parsing and copying bodies.
+ */
+export interface RawJournalEntry {
+  timestamp: string;
+  namespace: string;
+  method: string;
+  path: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  requestText: string;
+  requestContentType: string | null;
+  status: number;
+  responseText: string;
+  responseContentType: string | null;
+  duration_ms: number;
+  operation_id: string | null;
+  scenario: string | null;
+  request_id: string;
+}
+
+function materialize(id: number, raw: RawJournalEntry): JournalEntry {
+  return {
+    id,
+    timestamp: raw.timestamp,
+    namespace: raw.namespace,
+    method: raw.method,
+    path: raw.path,
+    query: queryOf(raw.url),
+    headers: redactHeaders(raw.headers),
+    body: bodyOf(raw.requestText, raw.requestContentType),
+    status: raw.status,
+    response_body: bodyOf(raw.responseText, raw.responseContentType),
+    duration_ms: raw.duration_ms,
+    operation_id: raw.operation_id,
+    scenario: raw.scenario,
+    request_id: raw.request_id,
+  };
+}
+
+interface Slot {
+  id: number;
+  raw: RawJournalEntry | null;
+  entry: JournalEntry | null;
+  bytes: number;
+}
+
 export interface JournalFilter {
   method?: string;
   /** Exact API path, or a pattern where `*` matches any run of characters. */
@@ -39,7 +88,7 @@ export const JOURNAL_BYTE_BUDGET = 16 * 1024 * 1024;
 
 export class Journal {
   // A queue: entries[start..] are kept, oldest first; the dropped head is compacted away now and then.
-  private entriesOldestFirst: Array<{ entry: JournalEntry; bytes: number }> = [];
+  private entriesOldestFirst: Slot[] = [];
   private start = 0;
   private bytes = 0;
   private seq = 0;
@@ -60,10 +109,12 @@ export class Journal {
   }
 
   /** `bytes`: the entry's approximate size (its bodies and headers as text). */
-  add(entry: Omit<JournalEntry, 'id'>, bytes = 0): JournalEntry {
-    const full: JournalEntry = { id: ++this.seq, ...entry };
-    if (this.capacity <= 0) return full;
-    this.entriesOldestFirst.push({ entry: full, bytes });
+  add(raw: RawJournalEntry, bytes = 0): void {
+    const id = ++this.seq;
+    if (this.capacity <= 0) return;
+    // The one secret a response can carry (a generated private key) never waits in memory.
+    if (raw.responseText.includes('"private_key"')) raw.responseText = redactText(raw.responseText);
+    this.entriesOldestFirst.push({ id, raw, entry: null, bytes });
     this.bytes += bytes;
     while (this.size > this.capacity || (this.bytes > this.byteBudget && this.size > 1)) {
       this.bytes -= this.entriesOldestFirst[this.start].bytes;
@@ -74,13 +125,19 @@ export class Journal {
       this.entriesOldestFirst = this.entriesOldestFirst.slice(this.start);
       this.start = 0;
     }
-    return full;
   }
 
   /** Newest first. */
   entries(): JournalEntry[] {
     const out: JournalEntry[] = [];
-    for (let i = this.entriesOldestFirst.length - 1; i >= this.start; i--) out.push(this.entriesOldestFirst[i].entry);
+    for (let i = this.entriesOldestFirst.length - 1; i >= this.start; i--) {
+      const slot = this.entriesOldestFirst[i];
+      if (!slot.entry) {
+        slot.entry = materialize(slot.id, slot.raw as RawJournalEntry);
+        slot.raw = null;
+      }
+      out.push(slot.entry);
+    }
     return out;
   }
 

@@ -21,8 +21,8 @@ export interface Operation {
   hasBody: boolean;
   bodyRequired: boolean;
   validators: Partial<Record<ParamLocation | 'body', ValidateFunction>>;
-  /** Validators of each declared response body, by status (used by --validate-responses). */
-  responseValidators: Map<number, ValidateFunction>;
+  /** Validators of each declared response body, by status (used by --validate-responses), compiled on first use. */
+  responseValidators: Pick<Map<number, ValidateFunction>, 'get'>;
 }
 
 export interface SpecIndex {
@@ -73,11 +73,18 @@ function buildOperation(compiler: SchemaCompiler, doc: OpenAPIV3_1.Document, met
   const bodySchema = body?.content?.['application/json']?.schema;
   if (bodySchema) validators.body = compiler.compile(bodySchema);
 
-  const responseValidators = new Map<number, ValidateFunction>();
-  for (const status of statuses) {
-    const schema = deref<OpenAPIV3_1.ResponseObject>(doc, op.responses?.[String(status)])?.content?.['application/json']?.schema;
-    if (schema) responseValidators.set(status, compiler.compile(schema));
-  }
+  // Response validators serve only the self-check mode: compiled when first needed, so a plain
+  // start does not pay for them.
+  const compiledResponses = new Map<number, ValidateFunction | undefined>();
+  const responseValidators = {
+    get(status: number): ValidateFunction | undefined {
+      if (!compiledResponses.has(status)) {
+        const schema = deref<OpenAPIV3_1.ResponseObject>(doc, op.responses?.[String(status)])?.content?.['application/json']?.schema;
+        compiledResponses.set(status, schema ? compiler.compile(schema) : undefined);
+      }
+      return compiledResponses.get(status);
+    },
+  };
 
   return {
     id: op.operationId as string,

@@ -1,0 +1,22 @@
+// Refuses request bodies over the limit before they are buffered. A declared Content-Length is
+// checked up front (Node guarantees the body is no longer than it); only a chunked body, of unknown
+// length, is counted as it streams. Requests without a body skip all of it: touching the body
+// stream would make the server build a full Request object for every GET.
+import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { ApiError } from './api-error.js';
+import type { SandboxEnv } from './env.js';
+
+export function limitBodySize(maxBytes: number): MiddlewareHandler<SandboxEnv> {
+  const tooLarge = () => new ApiError(413, 'payload_too_large', `The request body is larger than ${maxBytes} bytes; send a smaller body.`);
+  const countStreamed = bodyLimit({ maxSize: maxBytes, onError: () => { throw tooLarge(); } });
+  return async function limitRequestBodySize(c, next) {
+    const length = c.req.header('content-length');
+    if (length !== undefined) {
+      if (Number(length) > maxBytes) throw tooLarge();
+      return next();
+    }
+    if (c.req.header('transfer-encoding') === undefined) return next();
+    return countStreamed(c, next);
+  };
+}

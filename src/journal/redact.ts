@@ -1,0 +1,69 @@
+// Turning what a request carried into a journal entry's fields, secrets removed. Runs when the
+// journal is read, not on the request path: recording a request only keeps its raw text.
+
+export const REDACTED = '[redacted]';
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-sandbox-admin-token']);
+const SECRET_FIELDS = new Set(['private_key']);
+/** A body longer than this is kept as its first MAX_BODY_CHARS characters, marked truncated. */
+export const MAX_BODY_CHARS = 64 * 1024;
+
+export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const lower = name.toLowerCase();
+    out[lower] = SECRET_HEADERS.has(lower) ? REDACTED : Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+export function queryOf(url: string): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  const start = url.indexOf('?');
+  if (start < 0) return query;
+  for (const [key, value] of new URLSearchParams(url.slice(start + 1))) {
+    const seen = query[key];
+    query[key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+  }
+  return query;
+}
+
+/** Parsed JSON when it is JSON, the raw text otherwise, null when there is none; secrets redacted. */
+export function bodyOf(text: string, contentType: string | null | undefined): unknown {
+  if (text === '') return null;
+  // Too long to keep whole: a prefix, never parsed (so a secret field cannot be cut past redaction).
+  if (text.length > MAX_BODY_CHARS) return `${redactText(text.slice(0, MAX_BODY_CHARS))}... [truncated: ${text.length} characters]`;
+  if (!contentType || /json/i.test(contentType)) {
+    try {
+      return redactFields(JSON.parse(text));
+    } catch {
+      return redactText(text);
+    }
+  }
+  return redactText(text);
+}
+
+/** Best effort for raw text: a "private_key": "..." pair loses its value. */
+export function redactText(text: string): string {
+  return text.replace(/("private_key"\s*:\s*)"(?:[^"\\]|\\.)*("|$)/g, `$1"${REDACTED}"`);
+}
+
+/** Iterative, so a deeply nested body cannot overflow the stack. */
+export function redactFields(value: unknown): unknown {
+  if (!value || typeof value !== 'object') return value;
+  const root = Array.isArray(value) ? [...value] : { ...value };
+  const stack: Array<Record<string, unknown> | unknown[]> = [root as Record<string, unknown>];
+  while (stack.length) {
+    const node = stack.pop() as Record<string, unknown>;
+    for (const key of Object.keys(node)) {
+      const v = node[key];
+      if (SECRET_FIELDS.has(key) && v !== null && !Array.isArray(node)) node[key] = REDACTED;
+      else if (v && typeof v === 'object') {
+        const copy = Array.isArray(v) ? [...v] : { ...(v as object) };
+        node[key] = copy;
+        stack.push(copy as Record<string, unknown>);
+      }
+    }
+  }
+  return root;
+}
