@@ -21,7 +21,7 @@ export function adminRoutes(deps: SandboxDeps): Handler<SandboxEnv> {
     const query: Record<string, unknown> = Object.fromEntries(new URL(c.req.url).searchParams);
     const headers = Object.fromEntries(c.req.raw.headers);
     validateRequest(operation, { path: params, query, header: headers, body });
-    const result = await handlers[operation.id]({ deps, ns: c.var.ns, params, query, headers, body, requestId: c.var.requestId });
+    const result = await handlers[operation.id]({ deps, ns: c.get('ns'), params, query, headers, body, requestId: c.get('requestId') });
     return writeResult(c, result, deps.config.validateResponses);
   };
 }

@@ -21,8 +21,8 @@ export interface AuthDeps {
 export function authenticate(deps: AuthDeps): MiddlewareHandler<SandboxEnv> {
   const wallClock = deps.wallClock ?? (() => Date.now()); // looked up per call: fake timers apply
   return async function authenticateRequest(c, next) {
-    const operation = c.var.operation;
-    const store = c.var.ns.store;
+    const operation = c.get('operation');
+    const store = c.get('ns').store;
     const merchantAccountId = c.req.header(MERCHANT_ACCOUNT_HEADER) || DEFAULT_MERCHANT_ACCOUNT;
     let principal: Principal;
 
@@ -38,7 +38,7 @@ export function authenticate(deps: AuthDeps): MiddlewareHandler<SandboxEnv> {
       const verified = await verifyToken(token, store, deps.tokenCache, wallClock());
       const pair = verified.pair;
       // Authenticated: the pair was used, whether or not this operation is then allowed.
-      store.collections.api_key_pairs.update(pair.id, { last_used_at: c.var.ns.clock.nowIso() });
+      store.collections.api_key_pairs.update(pair.id, { last_used_at: c.get('ns').clock.nowIso() });
       checkScope(operation.id, operation.scopes, verified.scopes, roleScopesOf(store.collections.roles, pair.role_ids), pair.id);
       checkMerchantAccess(store, merchantAccountId, pair.merchant_account_ids, pair.id);
       principal = { kind: 'key-pair', keyPair: pair, scopes: verified.scopes, claims: verified.claims as Record<string, unknown> };

@@ -22,16 +22,16 @@ export interface InjectDeps {
 export function injectScenario(deps: InjectDeps): MiddlewareHandler<SandboxEnv> {
   const catalog = deps.scenarios;
   return async function applyScenario(c, next) {
-    const operation = c.var.operation;
-    const merchantAccountId = c.var.merchantAccountId;
+    const operation = c.get('operation');
+    const merchantAccountId = c.get('merchantAccountId');
     // Header values were checked by checkScenarioHeaders (before the operation was matched).
     const { code } = parsePrefer(c.req.header('prefer'));
     if (code !== null && code !== operation.successStatus) {
       c.set('scenario', `prefer:code=${code}`);
-      throw scenarioError({ status: code }, { source: `Prefer: code=${code}`, operationId: operation.id, db: c.var.ns.store.collections, merchantAccountId });
+      throw scenarioError({ status: code }, { source: `Prefer: code=${code}`, operationId: operation.id, db: c.get('ns').store.collections, merchantAccountId });
     }
 
-    const state = scenarioStateOf(c.var.ns, catalog, deps.config.seed);
+    const state = scenarioStateOf(c.get('ns'), catalog, deps.config.seed);
     const header = c.req.header(SCENARIO_HEADER);
     const names = header === undefined ? state.activeFor(merchantAccountId) : parseScenarioList(header);
     const scenario = answeringScenario(catalog, names, operation.id);
@@ -51,7 +51,7 @@ async function applyStep(c: Context<SandboxEnv>, next: Next, scenario: Scenario,
   if (action.delay_ms) await new Promise((resolve) => setTimeout(resolve, action.delay_ms));
   if (action.respond) {
     throw scenarioError(action.respond, {
-      source: `scenario ${scenario.name}`, operationId: c.var.operation.id, db: c.var.ns.store.collections, merchantAccountId: c.var.merchantAccountId,
+      source: `scenario ${scenario.name}`, operationId: c.get('operation').id, db: c.get('ns').store.collections, merchantAccountId: c.get('merchantAccountId'),
     });
   }
   if (action.drop) return dropConnection(c, scenario.name);
