@@ -114,6 +114,8 @@ export class Journal {
     if (this.capacity <= 0) return;
     // The one secret a response can carry (a generated private key) never waits in memory.
     if (raw.responseText.includes('"private_key"')) raw.responseText = redactText(raw.responseText);
+    // A private key sent by mistake (say, as public_key) is dropped now too, not only when read.
+    if (raw.requestText.includes('PRIVATE KEY-----')) raw.requestText = redactText(raw.requestText);
     this.entriesOldestFirst.push({ id, raw, entry: null, bytes });
     this.bytes += bytes;
     while (this.size > this.capacity || (this.bytes > this.byteBudget && this.size > 1)) {

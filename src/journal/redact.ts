@@ -43,13 +43,21 @@ export function bodyOf(text: string, contentType: string | null | undefined): un
   return redactText(text);
 }
 
-/** Best effort for raw text: a "private_key": "..." pair loses its value. */
+const PEM_PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g;
+
+/** Whether a string holds a PEM private key (sent by mistake, e.g. as `public_key`). */
+function holdsPrivateKey(text: string): boolean {
+  return text.includes('PRIVATE KEY-----');
+}
+
+/** Best effort for raw text: a "private_key": "..." pair loses its value, and so does any PEM private key. */
 export function redactText(text: string): string {
-  return text.replace(/("private_key"\s*:\s*)"(?:[^"\\]|\\.)*("|$)/g, `$1"${REDACTED}"`);
+  return text.replace(/("private_key"\s*:\s*)"(?:[^"\\]|\\.)*("|$)/g, `$1"${REDACTED}"`).replace(PEM_PRIVATE_KEY, REDACTED);
 }
 
 /** Iterative, so a deeply nested body cannot overflow the stack. */
 export function redactFields(value: unknown): unknown {
+  if (typeof value === 'string') return holdsPrivateKey(value) ? REDACTED : value;
   if (!value || typeof value !== 'object') return value;
   const root = Array.isArray(value) ? [...value] : { ...value };
   const stack: Array<Record<string, unknown> | unknown[]> = [root as Record<string, unknown>];
@@ -57,7 +65,7 @@ export function redactFields(value: unknown): unknown {
     const node = stack.pop() as Record<string, unknown>;
     for (const key of Object.keys(node)) {
       const v = node[key];
-      if (SECRET_FIELDS.has(key) && v !== null && !Array.isArray(node)) node[key] = REDACTED;
+      if ((SECRET_FIELDS.has(key) && v !== null && !Array.isArray(node)) || (typeof v === 'string' && holdsPrivateKey(v))) node[key] = REDACTED;
       else if (v && typeof v === 'object') {
         const copy = Array.isArray(v) ? [...v] : { ...(v as object) };
         node[key] = copy;

@@ -123,7 +123,7 @@ function setQuery(path: string, name: string, values: string[]): string {
 const mutation = (kind: string, apply: (req: BuiltRequest) => BuiltRequest): Mutation => ({ kind, apply });
 
 /** One way to break a valid request of `op`. */
-export function mutationOf(op: OpSpec): fc.Arbitrary<Mutation> {
+export function mutationOf(op: OpSpec, scenarioNames: string[] = []): fc.Arbitrary<Mutation> {
   const options: Array<fc.Arbitrary<Mutation>> = [];
   const validBody = op.body ? validValue(op.body) : undefined;
   const fields = op.body ? bodyFields(op.body) : [];
@@ -166,11 +166,12 @@ export function mutationOf(op: OpSpec): fc.Arbitrary<Mutation> {
 
   // Headers every operation takes.
   options.push(fc.tuple(headerValue, fc.boolean()).map(([v, twice]) => mutation(`merchant header ${JSON.stringify(v.slice(0, 30))}${twice ? ' twice' : ''}`, (r) => ({ ...r, headers: { ...r.headers, 'x-service-merchant-account-id': twice ? [v, 'merchant-two'] : v } }))));
-  options.push(headerValue.map((v) => mutation(`scenario header ${JSON.stringify(v.slice(0, 30))}`, (r) => ({ ...r, headers: { ...r.headers, 'x-sandbox-scenario': v } }))));
+  const scenarioHeader = scenarioNames.length ? fc.oneof(headerValue, fc.constantFrom(...scenarioNames), fc.constantFrom(...scenarioNames).map((n) => `${n}, nope`)) : headerValue;
+  options.push(scenarioHeader.map((v) => mutation(`scenario header ${JSON.stringify(v.slice(0, 30))}`, (r) => ({ ...r, headers: { ...r.headers, 'x-sandbox-scenario': v } }))));
   options.push(fc.oneof(headerValue, fc.constantFrom('../x', '..', 'a/b', '%2e%2e', '-x', 'x'.repeat(65))).map((v) => mutation(`namespace header ${JSON.stringify(v.slice(0, 30))}`, (r) => ({ ...r, headers: { ...r.headers, 'x-sandbox-namespace': v } }))));
   options.push(fc.constantFrom('code=999', 'code=abc', 'code=', 'code=200', 'code=302', 'code=418', 'code=429', 'code=404', 'code=4294967296', 'return=minimal', 'code=429, code=abc').map((v) => mutation(`prefer ${v}`, (r) => ({ ...r, headers: { ...r.headers, prefer: v } }))));
   options.push(headerValue.map((v) => mutation(`request id ${JSON.stringify(v.slice(0, 30))}`, (r) => ({ ...r, headers: { ...r.headers, 'x-request-id': v } }))));
-  options.push(fc.constant(mutation('authorization twice', (r) => ({ ...r, headers: { ...r.headers, authorization: [String(r.headers.authorization), 'Bearer x.y.z'] } }))));
+  options.push(fc.constant(mutation('authorization twice', (r) => ({ ...r, headers: { ...r.headers, authorization: [String(r.headers.authorization), 'Bearer x.y.z'] as unknown as string } })))); // sent as two header lines
   options.push(fc.constant(mutation('content-type twice', (r) => ({ ...r, headers: { ...r.headers, 'content-type': ['application/json', 'text/plain'] } }))));
   options.push(fc.constantFrom(8_000, 15_000, 17_000, 64_000).map((size) => mutation(`header of ${size} bytes`, (r) => ({ ...r, headers: { ...r.headers, 'x-padding': 'p'.repeat(size) } }))));
   options.push(fc.constantFrom('', 'Bearer', 'Bearer ', 'Basic abc', 'bearer x.y.z', 'Bearer a b', 'x'.repeat(5000)).map((v) => mutation(`authorization ${JSON.stringify(v.slice(0, 20))}`, (r) => ({ ...r, headers: { ...r.headers, authorization: v } }))));

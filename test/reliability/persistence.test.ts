@@ -11,7 +11,7 @@ import { buildSandbox } from '../../src/sandbox.js';
 import { tokenFor } from '../support/sandbox.js';
 import { ROOT } from './support.js';
 
-const CYCLES = Number(process.env.PERSISTENCE_CYCLES ?? 20);
+const CYCLES = Number(process.env.PERSISTENCE_CYCLES ?? (process.env.SOAK ? 200 : 20));
 const WRITERS = 4;
 const CHILD = join(ROOT, 'test/reliability/child-server.mjs');
 
@@ -159,7 +159,7 @@ describe('data file under kill -9 and graceful stops', () => {
     // The seeded schedule mixed both kinds of stop.
     expect(stops.filter((s) => s === 'SIGKILL').length).toBeGreaterThan(CYCLES / 3);
     expect(stops.filter((s) => s !== 'SIGKILL').length).toBeGreaterThanOrEqual(2);
-  }, 240_000);
+  }, CYCLES * 12_000);
 });
 
 describe('a data file that cannot be loaded', () => {

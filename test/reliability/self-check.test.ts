@@ -106,7 +106,8 @@ describe('response self-check on', () => {
     expect(notAllowed.status).toBe(405);
     expect(notAllowed.headers.get('allow')).toBe('GET');
     expectErrorBody(notAllowed.body, 405, 'method_not_allowed');
-    const tooLarge = await current.call('PUT', '/buyers/b0000000-0000-4000-8000-000000000001', { body: JSON.stringify({ display_name: 'x'.repeat(1024 * 1024) }) });
+    const big = JSON.stringify({ display_name: 'x'.repeat(1024 * 1024) });
+    const tooLarge = await current.call('PUT', '/buyers/b0000000-0000-4000-8000-000000000001', { body: big, headers: { 'content-length': String(big.length) } });
     expect(tooLarge.status).toBe(413);
     expectErrorBody(tooLarge.body, 413, 'payload_too_large');
     expect(tooLarge.headers.get('connection')).toBe('close');
