@@ -49,6 +49,27 @@ function rssMb(pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
 }
 
+/** Start-up as a user sees it: `payments-sandbox` from spawn to the first 200 of an API call. */
+async function cliStartup(headers) {
+  const cmd = hasTaskset ? 'taskset' : process.execPath;
+  const cli = join(here, '../dist/src/cli.js');
+  const argv = hasTaskset ? ['-c', '0', process.execPath, cli, '--port', '0', '--log-level', 'warn'] : [cli, '--port', '0', '--log-level', 'warn'];
+  const started = performance.now();
+  const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = await new Promise((resolve, reject) => {
+    let err = '';
+    child.stderr.on('data', (chunk) => {
+      err += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(err);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`the CLI exited with ${code}: ${err}`)));
+  });
+  const ms = await timeToFirst200(url, started, headers);
+  await stopChild(child);
+  return Math.round(ms);
+}
+
 async function timeToFirst200(url, started, headers) {
   for (;;) {
     const res = await fetch(`${url}/card-scheme-definitions`, { headers }).catch(() => null);
@@ -129,6 +150,10 @@ const baseline = [
 ];
 await stopChild(base.child);
 
+const startups = [];
+for (let i = 0; i < 5; i++) startups.push(await cliStartup(headers));
+const startupMs = startups.sort((a, b) => a - b)[2]; // the median of five cold starts
+console.error(`  start-up to first 200 (CLI, median of 5): ${startupMs} ms`);
 const fixtures = await sandboxCases('default', [], headers);
 const memory = await sandboxCases(`scale ${SCALE} memory`, ['--scale', String(SCALE)], headers);
 const dir = mkdtempSync(join(tmpdir(), 'sandbox-bench-'));
@@ -142,7 +167,7 @@ const targets = {
   get_vs_baseline: { value: ratio(get.req_per_s, bGet.req_per_s), target: '>= 0.6' },
   put_vs_baseline: { value: ratio(put.req_per_s, bPut.req_per_s), target: '>= 0.5' },
   p99_ms_max: { value: Math.max(...fixtures.rows.map((r) => r.p99_ms)), target: '< 10' },
-  startup_ms: { value: fixtures.startup_ms, target: '< 500' },
+  startup_ms: { value: startupMs, target: '< 500' },
   rss_mb_after_load: { value: fixtures.rss_mb, target: '< 150' },
 };
 for (const [label, run] of [['memory', memory], ['file', file]]) {
@@ -161,13 +186,13 @@ const rows = [...baseline, ...fixtures.rows, ...memory.rows, ...file.rows].map((
 });
 console.log('\n| case | req/s | p50 ms | p99 ms | errors | non-2xx | ratio to baseline |\n|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(`| ${r.case} | ${r.req_per_s} | ${r.p50_ms} | ${r.p99_ms} | ${r.errors} | ${r.non_2xx} | ${r.ratio_to_baseline} |`);
-console.log(`\nstart-up to first 200: ${fixtures.startup_ms} ms (scale memory ${memory.startup_ms} ms, scale file ${file.startup_ms} ms); RSS after load: ${fixtures.rss_mb} MB (scale memory ${memory.rss_mb} MB, scale file ${file.rss_mb} MB)`);
+console.log(`\nstart-up to first 200: ${startupMs} ms (the CLI, median of 5: ${startups.join(', ')}; scale memory ${memory.startup_ms} ms, scale file ${file.startup_ms} ms, which include building the scaled store); RSS after load: ${fixtures.rss_mb} MB (scale memory ${memory.rss_mb} MB, scale file ${file.rss_mb} MB)`);
 console.log('\n| target | value | wanted | met |\n|---|---|---|---|');
 for (const [name, t] of Object.entries(targets)) console.log(`| ${name} | ${t.value} | ${t.target} | ${pass(t) ? 'yes' : 'NO'} |`);
 
 writeFileSync(join(here, 'results/latest.json'), `${JSON.stringify({
   date: new Date().toISOString(), node: process.version, seconds: SECONDS, warmup_seconds: WARMUP, connections: CONNECTIONS, taskset: hasTaskset, scale: SCALE,
-  rows, startup_ms: { default: fixtures.startup_ms, scale_memory: memory.startup_ms, scale_file: file.startup_ms },
+  rows, startup_ms: { cli_median: startupMs, cli_runs: startups, default: fixtures.startup_ms, scale_memory: memory.startup_ms, scale_file: file.startup_ms },
   rss_mb: { default: fixtures.rss_mb, scale_memory: memory.rss_mb, scale_file: file.rss_mb },
   targets: Object.fromEntries(Object.entries(targets).map(([k, t]) => [k, { ...t, met: pass(t) }])),
 }, null, 2)}\n`);

@@ -3,7 +3,6 @@
 // Usage: node bench/server.mjs [--scale N] [--data FILE]
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { buildFixtures } from '../dist/fixtures/build-fixtures.js';
 import { startSandbox } from '../dist/src/index.js';
 
 const { values } = parseArgs({ options: { scale: { type: 'string', default: '0' }, data: { type: 'string' } } });
@@ -24,7 +23,8 @@ function scaled(data, n) {
   return data;
 }
 
-const seedData = scale > 0 ? scaled(await buildFixtures(4010), scale) : undefined;
+// faker is loaded only to build a scaled store, as a normal start does not load it either.
+const seedData = scale > 0 ? scaled(await (await import('../dist/fixtures/build-fixtures.js')).buildFixtures(4010), scale) : undefined;
 if (values.data && seedData) writeFileSync(values.data, JSON.stringify(seedData));
 // With a data file, the sandbox loads what was written (as a user's restart would).
 const sandbox = await startSandbox({ port: 0, logLevel: 'warn', dataFile: values.data ?? null });

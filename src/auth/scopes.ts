@@ -16,7 +16,17 @@ export function allowedScope(required: readonly string[], tokenScopes: readonly 
   return required.find((scope) => grants(tokenScopes, scope) && grants(roleScopes, scope)) ?? null;
 }
 
-/** Every scope the given roles grant (an unknown role id grants nothing). */
-export function roleScopesOf(roles: { get(id: string): { scopes: string[] } | undefined }, roleIds: readonly string[]): string[] {
-  return roleIds.flatMap((id) => roles.get(id)?.scopes ?? []);
+const roleScopeCache = new WeakMap<readonly string[], { roles: object; changeCount: number; scopes: string[] }>();
+
+/**
+ * Every scope the given roles grant (an unknown role id grants nothing). Asked on every request, so
+ * it is remembered per role list until the roles collection changes.
+ */
+export function roleScopesOf(roles: { get(id: string): { scopes: string[] } | undefined; changeCount?: number }, roleIds: readonly string[]): string[] {
+  const changeCount = roles.changeCount ?? -1;
+  const cached = roleScopeCache.get(roleIds);
+  if (cached && cached.roles === roles && cached.changeCount === changeCount && changeCount >= 0) return cached.scopes;
+  const scopes = roleIds.flatMap((id) => roles.get(id)?.scopes ?? []);
+  roleScopeCache.set(roleIds, { roles, changeCount, scopes });
+  return scopes;
 }

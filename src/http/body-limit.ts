@@ -6,17 +6,18 @@ import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from './api-error.js';
 import type { SandboxEnv } from './env.js';
+import { requestHeader } from './headers.js';
 
 export function limitBodySize(maxBytes: number): MiddlewareHandler<SandboxEnv> {
   const tooLarge = () => new ApiError(413, 'payload_too_large', `The request body is larger than ${maxBytes} bytes; send a smaller body.`);
   const countStreamed = bodyLimit({ maxSize: maxBytes, onError: () => { throw tooLarge(); } });
   return async function limitRequestBodySize(c, next) {
-    const length = c.req.header('content-length');
+    const length = requestHeader(c, 'content-length');
     if (length !== undefined) {
       if (Number(length) > maxBytes) throw tooLarge();
       return next();
     }
-    if (c.req.header('transfer-encoding') === undefined) return next();
+    if (requestHeader(c, 'transfer-encoding') === undefined) return next();
     return countStreamed(c, next);
   };
 }

@@ -5,11 +5,12 @@
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { SandboxEnv } from './env.js';
+import { requestHeader } from './headers.js';
 
 export function corsForBrowsers(exposeHeaders: string[]): MiddlewareHandler<SandboxEnv> {
   const applyCors = cors({ origin: '*', exposeHeaders });
   return async function corsWhenAsked(c, next) {
-    if (c.req.method !== 'OPTIONS' && c.req.header('origin') === undefined) return next();
+    if (c.req.method !== 'OPTIONS' && requestHeader(c, 'origin') === undefined) return next();
     return applyCors(c, next);
   };
 }

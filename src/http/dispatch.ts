@@ -4,7 +4,7 @@
 import type { Context, Handler } from 'hono';
 import type { HandlerMap, HandlerResult, HandlerServices } from '../resources/types.js';
 import type { SandboxEnv } from './env.js';
-import { jsonResponse } from './json-response.js';
+import { emptyResponse, jsonResponse } from './json-response.js';
 import { SelfCheckError, problemWithAnswer } from './response-check.js';
 
 export interface DispatchOptions {
@@ -48,11 +48,10 @@ export async function runHandler(c: Context<SandboxEnv>, options: DispatchOption
 export function writeResult(c: Context<SandboxEnv>, result: HandlerResult, validateResponses: boolean): Response {
   const operation = c.get('operation');
   const status = result.status ?? operation.successStatus;
-  for (const [name, value] of Object.entries(result.headers ?? {})) c.header(name, value);
   if (validateResponses) {
     const problem = problemWithAnswer(operation, status, result.body);
     if (problem) throw new SelfCheckError(problem);
   }
-  if (status === 204 || result.body === undefined) return c.body(null, status as 204);
-  return jsonResponse(c, result.body, status);
+  if (status === 204 || result.body === undefined) return emptyResponse(c, status, result.headers);
+  return jsonResponse(c, result.body, status, result.headers);
 }

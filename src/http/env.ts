@@ -24,6 +24,8 @@ export interface SandboxEnv {
     body: unknown;
     query: Record<string, unknown>;
     headers: Record<string, unknown>;
+    /** Headers for the response to carry, whoever writes it (set before the response exists). */
+    responseHeaders: Record<string, string> | undefined;
     /** The JSON text last written with jsonResponse(), for the journal. */
     sentJson: { res: Response; text: string } | undefined;
     /** Name of the scenario that answered or shaped the response, for the journal. */

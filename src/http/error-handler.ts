@@ -28,14 +28,15 @@ export function handleError(logger: Logger, contract: ErrorContract | null = nul
       const problem = contract.problemWithError(c.get('operation'), apiError.status, errorBody(apiError));
       if (problem) apiError = new SelfCheckError(problem);
     }
+    const headers: Record<string, string> = {};
     if (apiError instanceof SelfCheckError) {
       logger.error({ requestId: c.get('requestId'), path: c.req.path, problem: apiError.message }, 'response breaks openapi.json');
     } else {
-      for (const [name, value] of Object.entries(apiError.extra.headers ?? {})) c.header(name, value);
+      Object.assign(headers, apiError.extra.headers);
     }
     // A refused body was never read: the connection cannot carry another request, and a client
     // that reused it would get a reset instead of its next answer.
-    if (apiError.status === 413) c.header('connection', 'close');
-    return jsonResponse(c, errorBody(apiError), apiError.status);
+    if (apiError.status === 413) headers.connection = 'close';
+    return jsonResponse(c, errorBody(apiError), apiError.status, headers);
   };
 }

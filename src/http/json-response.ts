@@ -1,16 +1,33 @@
-// Every JSON body the sandbox writes goes through here: the text is serialized once and kept on the
-// context, so the journal can record it without cloning and re-reading the response stream.
+// Every response the API writes goes through here. The Response is built with a plain header
+// object, which @hono/node-server writes straight to the socket; c.header() or Hono's c.body() with
+// more than one header would build a Headers instance per request instead, the costliest part of a
+// simple GET. So headers a middleware wants on the answer go in the `responseHeaders` variable, not
+// c.header(). The JSON text is kept on the context, so the journal records it without cloning the
+// response stream.
 import type { Context } from 'hono';
 import type { SandboxEnv } from './env.js';
 
-export function jsonResponse(c: Context<SandboxEnv>, body: unknown, status: number): Response {
-  const text = JSON.stringify(body);
-  const res = c.body(text, status as 200, { 'content-type': 'application/json' });
-  c.set('sentJson', { res, text });
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+function respond(c: Context<SandboxEnv>, text: string | null, status: number, headers: Record<string, string>): Response {
+  const res = new Response(text, {
+    status,
+    headers: { ...(text === null ? {} : { 'content-type': 'application/json' }), [REQUEST_ID_HEADER]: c.get('requestId'), ...c.get('responseHeaders'), ...headers },
+  });
+  c.set('sentJson', { res, text: text ?? '' });
   return res;
 }
 
-/** The JSON text of the response, when it is still the one `jsonResponse` made (no rewrite since). */
+export function jsonResponse(c: Context<SandboxEnv>, body: unknown, status: number, headers: Record<string, string> = {}): Response {
+  return respond(c, JSON.stringify(body), status, headers);
+}
+
+/** A response without a body (204: no content type either). */
+export function emptyResponse(c: Context<SandboxEnv>, status: number, headers: Record<string, string> = {}): Response {
+  return respond(c, null, status, headers);
+}
+
+/** The JSON text of the response, when it is still the one made here (no rewrite since). */
 export function sentJsonText(c: Context<SandboxEnv>): string | undefined {
   const sent = c.get('sentJson');
   return sent && sent.res === c.res ? sent.text : undefined;

@@ -4,6 +4,7 @@ import type { MiddlewareHandler } from 'hono';
 import { getPath } from 'hono/utils/url';
 import type { NamespaceRegistry } from '../store/namespaces.js';
 import type { SandboxEnv } from './env.js';
+import { requestHeader } from './headers.js';
 
 export const NAMESPACE_HEADER = 'x-sandbox-namespace';
 const PREFIX = /^\/ns\/([^/]+)(\/.*)?$/;
@@ -27,7 +28,7 @@ export function namespaceOfPath(path: string): string | null {
 
 export function selectNamespace(registry: NamespaceRegistry): MiddlewareHandler<SandboxEnv> {
   return async function selectNamespaceOfRequest(c, next) {
-    const name = namespaceOfPath(getPath(c.req.raw)) ?? c.req.header(NAMESPACE_HEADER) ?? undefined;
+    const name = namespaceOfPath(getPath(c.req.raw)) ?? requestHeader(c, NAMESPACE_HEADER) ?? undefined;
     c.set('ns', registry.get(name || undefined));
     await next();
   };

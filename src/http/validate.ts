@@ -4,7 +4,7 @@ import type { MiddlewareHandler } from 'hono';
 import { summarize, validateRequest } from '../spec/operations.js';
 import { ApiError } from './api-error.js';
 import type { SandboxEnv } from './env.js';
-import { headerObject } from './headers.js';
+import { headerObject, requestHeader } from './headers.js';
 
 export function validate(): MiddlewareHandler<SandboxEnv> {
   return async function validateAgainstSpec(c, next) {
@@ -17,7 +17,7 @@ export function validate(): MiddlewareHandler<SandboxEnv> {
     let body: unknown;
     let bodyProblem: ApiError | null = null;
     try {
-      body = operation.hasBody ? await readJsonBody(c.req.header('content-type') ?? null, await c.req.text(), operation.bodyRequired) : undefined;
+      body = operation.hasBody ? await readJsonBody(requestHeader(c, 'content-type') ?? null, await c.req.text(), operation.bodyRequired) : undefined;
     } catch (err) {
       if (!(err instanceof ApiError) || err.status !== 400) throw err;
       bodyProblem = err;

@@ -37,10 +37,13 @@ export interface RawJournalEntry {
   path: string;
   url: string;
   headers: Record<string, string | string[] | undefined>;
+  /** At most MAX_BODY_CHARS: a longer body is kept as its prefix, with its whole length beside it. */
   requestText: string;
+  requestLength?: number;
   requestContentType: string | null;
   status: number;
   responseText: string;
+  responseLength?: number;
   responseContentType: string | null;
   duration_ms: number;
   operation_id: string | null;
@@ -57,9 +60,9 @@ function materialize(id: number, raw: RawJournalEntry): JournalEntry {
     path: raw.path,
     query: queryOf(raw.url),
     headers: redactHeaders(raw.headers),
-    body: bodyOf(raw.requestText, raw.requestContentType),
+    body: bodyOf(raw.requestText, raw.requestContentType, raw.requestLength),
     status: raw.status,
-    response_body: bodyOf(raw.responseText, raw.responseContentType),
+    response_body: bodyOf(raw.responseText, raw.responseContentType, raw.responseLength),
     duration_ms: raw.duration_ms,
     operation_id: raw.operation_id,
     scenario: raw.scenario,

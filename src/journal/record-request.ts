@@ -5,10 +5,10 @@
 // journal is read (see redact.ts), so recording costs the request path almost nothing.
 import type { Context, MiddlewareHandler } from 'hono';
 import type { SandboxEnv } from '../http/env.js';
-import { headerObject } from '../http/headers.js';
+import { headerObject, requestHeader } from '../http/headers.js';
 import { sentJsonText } from '../http/json-response.js';
 import { journalOf } from './journal.js';
-import { MAX_BODY_CHARS } from './redact.js';
+import { MAX_BODY_CHARS, REDACTED, SECRET_HEADERS } from './redact.js';
 
 export { REDACTED, MAX_BODY_CHARS, redactFields } from './redact.js';
 
@@ -26,9 +26,13 @@ export function recordInJournal(options: JournalOptions): MiddlewareHandler<Sand
     await next();
     const duration = performance.now() - started;
     const requestText = hasBody(c) ? await readText(() => c.req.text()) : '';
-    const responseText = sentJsonText(c) ?? (c.res.body ? await readText(() => c.res.clone().text()) : '');
-    const headers = headerObject(c);
-    const bytes = Math.min(requestText.length, MAX_BODY_CHARS) + Math.min(responseText.length, MAX_BODY_CHARS) + 512;
+    const sent = sentJsonText(c);
+    const responseText = sent ?? (c.res.body ? await readText(() => c.res.clone().text()) : '');
+    // Kept bounded: the byte budget of the journal then measures what it really holds.
+    const request = clip(requestText);
+    const response = clip(responseText);
+    const headers = headersWithoutSecrets(c);
+    const bytes = request.text.length + response.text.length + 512;
     journalOf(ns, options.size).add({
       timestamp,
       namespace: ns.name,
@@ -36,11 +40,14 @@ export function recordInJournal(options: JournalOptions): MiddlewareHandler<Sand
       path: c.req.path,
       url: c.req.url,
       headers,
-      requestText,
-      requestContentType: c.req.header('content-type') ?? null,
+      requestText: request.text,
+      requestLength: request.length,
+      requestContentType: requestHeader(c, 'content-type') ?? null,
       status: c.res.status,
-      responseText,
-      responseContentType: c.res.headers.get('content-type'),
+      responseText: response.text,
+      responseLength: response.length,
+      // Our own answers are JSON (or empty): reading c.res.headers would build a Headers object.
+      responseContentType: sent !== undefined ? (sent ? 'application/json' : null) : c.res.headers.get('content-type'),
       duration_ms: Math.round(duration * 1000) / 1000,
       operation_id: c.get('operation')?.id ?? null,
       scenario: c.get('scenario') ?? null,
@@ -49,9 +56,20 @@ export function recordInJournal(options: JournalOptions): MiddlewareHandler<Sand
   };
 }
 
+function clip(text: string): { text: string; length: number } {
+  return { text: text.length > MAX_BODY_CHARS ? text.slice(0, MAX_BODY_CHARS) : text, length: text.length };
+}
+
+/** Secrets are dropped now, not only when the journal is read: a token need not wait in memory. */
+function headersWithoutSecrets(c: Context<SandboxEnv>): Record<string, string | string[] | undefined> {
+  const headers = headerObject(c);
+  for (const name of SECRET_HEADERS) if (headers[name] !== undefined) headers[name] = REDACTED;
+  return headers;
+}
+
 function hasBody(c: Context<SandboxEnv>): boolean {
-  const length = c.req.header('content-length');
-  return (length !== undefined && length !== '0') || c.req.header('transfer-encoding') !== undefined;
+  const length = requestHeader(c, 'content-length');
+  return (length !== undefined && length !== '0') || requestHeader(c, 'transfer-encoding') !== undefined;
 }
 
 /** A body the journal cannot read (already consumed, aborted) is recorded as empty, never an error. */

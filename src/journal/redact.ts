@@ -2,7 +2,7 @@
 // journal is read, not on the request path: recording a request only keeps its raw text.
 
 export const REDACTED = '[redacted]';
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-sandbox-admin-token']);
+export const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-sandbox-admin-token']);
 const SECRET_FIELDS = new Set(['private_key']);
 /** A body longer than this is kept as its first MAX_BODY_CHARS characters, marked truncated. */
 export const MAX_BODY_CHARS = 64 * 1024;
@@ -29,10 +29,11 @@ export function queryOf(url: string): Record<string, string | string[]> {
 }
 
 /** Parsed JSON when it is JSON, the raw text otherwise, null when there is none; secrets redacted. */
-export function bodyOf(text: string, contentType: string | null | undefined): unknown {
+/** `length`: the body's whole length, when `text` was already cut to its first MAX_BODY_CHARS. */
+export function bodyOf(text: string, contentType: string | null | undefined, length = text.length): unknown {
   if (text === '') return null;
   // Too long to keep whole: a prefix, never parsed (so a secret field cannot be cut past redaction).
-  if (text.length > MAX_BODY_CHARS) return `${redactText(text.slice(0, MAX_BODY_CHARS))}... [truncated: ${text.length} characters]`;
+  if (length > MAX_BODY_CHARS) return `${redactText(text.slice(0, MAX_BODY_CHARS))}... [truncated: ${length} characters]`;
   if (!contentType || /json/i.test(contentType)) {
     try {
       return redactFields(JSON.parse(text));

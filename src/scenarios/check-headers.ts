@@ -9,6 +9,7 @@ import type { Operation } from '../spec/operations.js';
 import { SCENARIO_HEADER, checkScenarioNames, parseScenarioList } from './match.js';
 import { parsePrefer } from './prefer.js';
 import type { ScenarioCatalog } from './types.js';
+import { requestHeader } from '../http/headers.js';
 
 export interface CheckHeadersDeps {
   scenarios: ScenarioCatalog;
@@ -17,9 +18,9 @@ export interface CheckHeadersDeps {
 
 export function checkScenarioHeaders(deps: CheckHeadersDeps): MiddlewareHandler<SandboxEnv> {
   return async function checkTestHeaders(c, next) {
-    const header = c.req.header(SCENARIO_HEADER);
+    const header = requestHeader(c, SCENARIO_HEADER);
     if (header !== undefined) checkScenarioNames(deps.scenarios, parseScenarioList(header), { location: 'header', pointer: `/${SCENARIO_HEADER}` });
-    const { code } = parsePrefer(c.req.header('prefer'));
+    const { code } = parsePrefer(requestHeader(c, 'prefer'));
     if (code !== null) {
       const operation = operationOf(deps.api.router, c.req.method, c.req.path);
       // Unknown path or method: the operation matcher answers 404/405 next.

@@ -13,6 +13,7 @@ import { rewriteBody } from './rewrite.js';
 import { scenarioStateOf } from './state.js';
 import type { Scenario, ScenarioCatalog } from './types.js';
 import type { TakenStep } from './state.js';
+import { requestHeader } from '../http/headers.js';
 
 export interface InjectDeps {
   scenarios: ScenarioCatalog;
@@ -25,14 +26,14 @@ export function injectScenario(deps: InjectDeps): MiddlewareHandler<SandboxEnv> 
     const operation = c.get('operation');
     const merchantAccountId = c.get('merchantAccountId');
     // Header values were checked by checkScenarioHeaders (before the operation was matched).
-    const { code } = parsePrefer(c.req.header('prefer'));
+    const { code } = parsePrefer(requestHeader(c, 'prefer'));
     if (code !== null && code !== operation.successStatus) {
       c.set('scenario', `prefer:code=${code}`);
       throw scenarioError({ status: code }, { source: `Prefer: code=${code}`, operationId: operation.id, db: c.get('ns').store.collections, merchantAccountId });
     }
 
     const state = scenarioStateOf(c.get('ns'), catalog, deps.config.seed);
-    const header = c.req.header(SCENARIO_HEADER);
+    const header = requestHeader(c, SCENARIO_HEADER);
     const names = header === undefined ? state.activeFor(merchantAccountId) : parseScenarioList(header);
     const scenario = answeringScenario(catalog, names, operation.id);
     // Taken now, before any await: concurrent requests each get their own step.
@@ -47,7 +48,7 @@ export function injectScenario(deps: InjectDeps): MiddlewareHandler<SandboxEnv> 
 async function applyStep(c: Context<SandboxEnv>, next: Next, scenario: Scenario, taken: TakenStep): Promise<Response | void> {
   const { action } = taken;
   c.set('scenario', scenario.name);
-  c.header(SCENARIO_HEADER, scenario.name);
+  c.set('responseHeaders', { [SCENARIO_HEADER]: scenario.name });
   if (action.delay_ms) await new Promise((resolve) => setTimeout(resolve, action.delay_ms));
   if (action.respond) {
     throw scenarioError(action.respond, {
