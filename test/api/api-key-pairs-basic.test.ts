@@ -3,25 +3,17 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK } from 'jose';
 import { createPublicKey } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mintToken } from '../../src/auth/mint-token.js';
-import { expectErrorBody, keyPem, startTestSandbox, tokenFor, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
-import { FROZEN_AT, UUID, expectBadRequest, expectForbidden, expectJson, expectUnprocessable, freezeClock, store } from './support.js';
+import { expectErrorBody, keyPem, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
+import { FROZEN_AT, UUID, expectBadRequest, expectForbidden, expectJson, expectUnprocessable, store, useFrozenSandbox } from './support.js';
 
 const ROLES = WELL_KNOWN.roles;
 const p521 = () => generateKeyPairSync('ec', { namedCurve: 'secp521r1' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
 const thumbprintOf = async (pem: string) => calculateJwkThumbprint(await exportJWK(createPublicKey(pem)), 'sha256');
 
 describe('POST /api-key-pairs', () => {
-  let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  beforeEach(() => {
-    sb.deps.namespaces.reset('default');
-    freezeClock(sb);
-  });
-  afterAll(() => sb?.server.close());
+  const sb = useFrozenSandbox();
   const create = (body: unknown, auth = sb.auth) => sb.http.post('/api-key-pairs').set('authorization', auth).send(body as object);
 
   it('generates an ECDSA pair by default and returns its private key once, every field', async () => {

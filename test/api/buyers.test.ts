@@ -1,8 +1,8 @@
 // PUT /buyers/{buyer_id}: merge semantics, updated_at, visibility through other operations, and
 // every validation error of the buyer update request.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
-import { FROZEN_AT, MERCHANT_HEADER, expectBadRequest, expectJson, expectMethodNotAllowed, expectNotFound, freezeClock, store } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { WELL_KNOWN } from '../support/sandbox.js';
+import { FROZEN_AT, MERCHANT_HEADER, expectBadRequest, expectJson, expectMethodNotAllowed, expectNotFound, store, useFrozenSandbox } from './support.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 const JANE = {
@@ -28,15 +28,7 @@ const JANE = {
 };
 
 describe('PUT /buyers/{buyer_id}', () => {
-  let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  beforeEach(() => {
-    sb.deps.namespaces.reset('default');
-    freezeClock(sb);
-  });
-  afterAll(() => sb?.server.close());
+  const sb = useFrozenSandbox();
   const put = (id: string, body?: unknown) => {
     const req = sb.http.put(`/buyers/${id}`).set('authorization', sb.auth);
     return body === undefined ? req : req.send(body as object);

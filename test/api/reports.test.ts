@@ -1,22 +1,14 @@
 // POST /reports (creator from the calling key pair, next_execution_at per schedule and time zone)
 // and GET /report-executions/{report_execution_id}.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, tokenFor, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
-import { FROZEN_AT, MERCHANT_HEADER, UUID, expectBadRequest, expectJson, expectNotFound, expectUnprocessable, freezeClock, store } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { tokenFor, WELL_KNOWN } from '../support/sandbox.js';
+import { FROZEN_AT, MERCHANT_HEADER, UUID, expectBadRequest, expectJson, expectNotFound, expectUnprocessable, freezeClock, store, useFrozenSandbox } from './support.js';
 
 const SPEC = { model: 'transactions', params: { filters: { ingested_at: { start: '2026-11-01T00:00:00Z', end: '2026-11-22T00:00:00Z' } } } };
 const body = (over: Record<string, unknown> = {}) => ({ name: 'Daily sales', schedule: 'daily', schedule_enabled: true, spec: SPEC, ...over });
 
 describe('reports', () => {
-  let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  beforeEach(() => {
-    sb.deps.namespaces.reset('default');
-    freezeClock(sb);
-  });
-  afterAll(() => sb?.server.close());
+  const sb = useFrozenSandbox();
   const create = (payload: unknown, auth = sb.auth) => sb.http.post('/reports').set('authorization', auth).send(payload as object);
   const nextAt = async (schedule: string, schedule_timezone?: string) => {
     const res = await create(body({ schedule, ...(schedule_timezone ? { schedule_timezone } : {}) }));

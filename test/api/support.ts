@@ -1,8 +1,8 @@
 // Shared assertions of the API tests: JSON success responses, the reference's 400/404/422 bodies and
 // the formats of generated fields.
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { Response } from 'supertest';
-import { expectErrorBody, type TestSandbox } from '../support/sandbox.js';
+import { expectErrorBody, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** RFC 3339 with milliseconds and Z, as the sandbox writes every timestamp. */
@@ -14,6 +14,23 @@ export const FROZEN_AT = '2026-11-22T10:00:00.000Z';
 /** Freezes the default namespace's clock so written timestamps are exact. */
 export function freezeClock(sb: TestSandbox, at = FROZEN_AT): void {
   sb.deps.namespaces.get().clock.freeze(Date.parse(at));
+}
+
+/**
+ * One sandbox for the describe block it is called in, back to the fixtures with a frozen clock
+ * before each test. The returned object forwards to the sandbox once beforeAll has built it.
+ */
+export function useFrozenSandbox(): TestSandbox {
+  let current: TestSandbox | undefined;
+  beforeAll(async () => {
+    current = await startTestSandbox();
+  });
+  beforeEach(() => {
+    current!.deps.namespaces.reset('default');
+    freezeClock(current!);
+  });
+  afterAll(() => current?.server.close());
+  return new Proxy({} as TestSandbox, { get: (_target, key) => current![key as keyof TestSandbox] });
 }
 
 export function store(sb: TestSandbox) {

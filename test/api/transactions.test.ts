@@ -1,21 +1,13 @@
 // POST /transactions/{transaction_id}/session: get and update a transaction's client session, with
 // and without the session `token` query parameter.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, tokenFor, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
-import { FROZEN_AT, MERCHANT_HEADER, expectBadRequest, expectForbidden, expectJson, expectMethodNotAllowed, expectNotFound, freezeClock, store } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { tokenFor, WELL_KNOWN } from '../support/sandbox.js';
+import { FROZEN_AT, MERCHANT_HEADER, expectBadRequest, expectForbidden, expectJson, expectMethodNotAllowed, expectNotFound, store, useFrozenSandbox } from './support.js';
 
 const TX = WELL_KNOWN.transactions;
 
 describe('POST /transactions/{transaction_id}/session', () => {
-  let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  beforeEach(() => {
-    sb.deps.namespaces.reset('default');
-    freezeClock(sb);
-  });
-  afterAll(() => sb?.server.close());
+  const sb = useFrozenSandbox();
 
   const session = (id: string, query = '', body?: unknown, auth = sb.auth) => {
     const req = sb.http.post(`/transactions/${id}/session${query}`).set('authorization', auth);
