@@ -1,5 +1,18 @@
 // A typed collection over one array of the lowdb data, with an id index so lookups do not scan,
 // and cached ordered views (rebuilt only after a change) so cursors do not re-sort per request.
+// A file-backed store passes a listener told exactly what changed (the whole record inserted or
+// changed, or the id deleted), which it appends to its change log; a memory-only store passes none
+// and pays nothing.
+
+/** Told of every change, after it is made in memory. */
+export interface CollectionListener {
+  /** `row` was added at the end of the collection. */
+  ins(collection: string, row: { id: string }): void;
+  /** `row` was replaced or updated in place: the whole record as it now is. */
+  put(collection: string, row: { id: string }): void;
+  /** The record `id` was removed. */
+  del(collection: string, id: string): void;
+}
 
 export class Collection<T extends { id: string }> {
   private byId = new Map<string, T>();
@@ -9,9 +22,14 @@ export class Collection<T extends { id: string }> {
   constructor(
     readonly name: string,
     private rows: T[],
-    private readonly changed: () => void,
+    private readonly listener: CollectionListener | null = null,
   ) {
     for (const row of rows) this.byId.set(row.id, row);
+  }
+
+  /** Grows on every change: lets derived values cached elsewhere know they are stale. */
+  get changeCount(): number {
+    return this.version;
   }
 
   get size(): number {
@@ -39,6 +57,7 @@ export class Collection<T extends { id: string }> {
     this.rows.push(row);
     this.byId.set(row.id, row);
     this.touch();
+    this.listener?.ins(this.name, row);
     return row;
   }
 
@@ -48,6 +67,7 @@ export class Collection<T extends { id: string }> {
     if (!row) return undefined;
     Object.assign(row, patch);
     this.touch();
+    this.listener?.put(this.name, row); // mutated in place: the whole record after the merge
     return row;
   }
 
@@ -58,6 +78,7 @@ export class Collection<T extends { id: string }> {
     this.rows[this.rows.indexOf(existing)] = row;
     this.byId.set(row.id, row);
     this.touch();
+    this.listener?.put(this.name, row);
     return row;
   }
 
@@ -67,6 +88,7 @@ export class Collection<T extends { id: string }> {
     this.rows.splice(this.rows.indexOf(row), 1);
     this.byId.delete(id);
     this.touch();
+    this.listener?.del(this.name, id);
     return true;
   }
 
@@ -90,6 +112,5 @@ export class Collection<T extends { id: string }> {
 
   private touch(): void {
     this.version++;
-    this.changed();
   }
 }

@@ -73,6 +73,25 @@ function startChild(file: string): Promise<Child> {
 /** The number at the end of display_name `w-<cycle>-<n>` (0 for a fixture name). */
 const seqOf = (name: string | null) => Number(/^w-\d+-(\d+)$/.exec(name ?? '')?.[1] ?? 0);
 
+/** The change log next to FILE: every complete line is a change; only a torn last line (no newline) may not parse. */
+function checkLog(file: string): string {
+  let text = '';
+  try {
+    text = readFileSync(`${file}.log`, 'utf8');
+  } catch {
+    return ''; // not created yet
+  }
+  const lines = text.split('\n');
+  lines.pop(); // '' after the last newline, or a torn last line
+  for (const line of lines) {
+    const keys = Object.keys(JSON.parse(line));
+    expect(keys, line.slice(0, 200)).toHaveLength(2);
+    expect(keys[0]).toBe('c');
+    expect(['ins', 'put', 'del']).toContain(keys[1]);
+  }
+  return text;
+}
+
 function buyersInFile(file: string, ids: string[]): Map<string, number> {
   const data = JSON.parse(readFileSync(file, 'utf8')); // must always parse: writes are atomic
   expect(data.schema_version).toBe(1);
@@ -144,6 +163,7 @@ describe('data file under kill -9 and graceful stops', () => {
         await writing;
         expect(code).toBe(0);
         for (const id of buyers) guaranteed.set(id, acked.get(id) ?? guaranteed.get(id) ?? 0);
+        expect(checkLog(file), `after ${how} in cycle ${cycle}: FILE alone holds the state`).toBe('');
         const onDisk = buyersInFile(file, buyers);
         for (const id of buyers) {
           expect(onDisk.get(id)!, `after ${how} in cycle ${cycle}`).toBeGreaterThanOrEqual(guaranteed.get(id)!);
@@ -154,6 +174,7 @@ describe('data file under kill -9 and graceful stops', () => {
         stopWriting = true;
         await writing;
         buyersInFile(file, buyers); // parses
+        checkLog(file); // complete lines parse
       }
     }
     // The seeded schedule mixed both kinds of stop.
