@@ -33,7 +33,11 @@ export interface SpecIndex {
 }
 
 /** `references`: other documents whose schemas this one points at (openapi.admin.json uses openapi.json's). */
-export function indexSpec(doc: OpenAPIV3_1.Document, docId: string, references: SpecIndex[] = []): SpecIndex {
+/**
+ * `lazy`: compile each operation's request validators when it is first called instead of at boot
+ * (the control API: tests call a few of its routes, and its record schemas are many).
+ */
+export function indexSpec(doc: OpenAPIV3_1.Document, docId: string, references: SpecIndex[] = [], { lazy = false } = {}): SpecIndex {
   const compiler = new SchemaCompiler(docId, doc, references.map((r) => ({ id: r.compiler.docId, doc: r.doc })));
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
@@ -42,13 +46,13 @@ export function indexSpec(doc: OpenAPIV3_1.Document, docId: string, references: 
       if (!op) continue;
       if (!op.operationId) throw new Error(`${docId}: ${method.toUpperCase()} ${path} has no operationId`);
       const params = [...((item as OpenAPIV3_1.PathItemObject).parameters ?? []), ...(op.parameters ?? [])].map((p) => deref<OpenAPIV3_1.ParameterObject>(doc, p));
-      operations.push(buildOperation(compiler, doc, method, path, op, params));
+      operations.push(buildOperation(compiler, doc, method, path, op, params, lazy));
     }
   }
   return { doc, compiler, operations, byId: new Map(operations.map((o) => [o.id, o])) };
 }
 
-function buildOperation(compiler: SchemaCompiler, doc: OpenAPIV3_1.Document, method: string, path: string, op: OpenAPIV3_1.OperationObject, params: OpenAPIV3_1.ParameterObject[]): Operation {
+function buildOperation(compiler: SchemaCompiler, doc: OpenAPIV3_1.Document, method: string, path: string, op: OpenAPIV3_1.OperationObject, params: OpenAPIV3_1.ParameterObject[], lazy: boolean): Operation {
   const security = op.security ?? doc.security ?? [];
   const scopes = [...new Set(security.flatMap((req) => Object.values(req).flat()))];
   const statuses = Object.keys(op.responses ?? {}).map(Number).filter(Number.isInteger);
@@ -57,21 +61,28 @@ function buildOperation(compiler: SchemaCompiler, doc: OpenAPIV3_1.Document, met
   const body = op.requestBody ? deref<OpenAPIV3_1.RequestBodyObject>(doc, op.requestBody) : undefined;
 
   const validators: Operation['validators'] = {};
+  const define = (location: ParamLocation | 'body', make: () => ValidateFunction) => {
+    if (!lazy) validators[location] = make();
+    else {
+      let compiled: ValidateFunction | undefined;
+      Object.defineProperty(validators, location, { enumerable: true, get: () => (compiled ??= make()) });
+    }
+  };
   for (const location of ['path', 'query', 'header'] as const) {
     const inLocation = params.filter((p) => p.in === location);
     if (!inLocation.length) continue;
     const key = (p: OpenAPIV3_1.ParameterObject) => (location === 'header' ? p.name.toLowerCase() : p.name);
-    validators[location] = compiler.compile(
+    define(location, () => compiler.compile(
       {
         type: 'object',
         properties: Object.fromEntries(inLocation.map((p) => [key(p), p.schema ?? {}])),
         required: inLocation.filter((p) => p.required).map(key),
       },
       { coerce: true },
-    );
+    ));
   }
   const bodySchema = body?.content?.['application/json']?.schema;
-  if (bodySchema) validators.body = compiler.compile(bodySchema);
+  if (bodySchema) define('body', () => compiler.compile(bodySchema));
 
   // Response validators serve only the self-check mode: compiled when first needed, so a plain
   // start does not pay for them.

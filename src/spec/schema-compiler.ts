@@ -28,9 +28,20 @@ export class SchemaCompiler {
     this.strict = make(false);
   }
 
-  /** Compiles a schema found inside the document, or an inline schema whose refs point into it. */
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  /**
+   * Compiles a schema found inside the document, or an inline schema whose refs point into it. Equal
+   * schemas (the merchant account header of every operation, uuid path parameters) compile once.
+   */
   compile(schema: object, { coerce = false } = {}): ValidateFunction {
-    return (coerce ? this.coercing : this.strict).compile(this.absolutize(schema));
+    const key = `${coerce ? 'c' : 's'}${JSON.stringify(schema)}`;
+    let validate = this.compiled.get(key);
+    if (!validate) {
+      validate = (coerce ? this.coercing : this.strict).compile(this.absolutize(schema));
+      this.compiled.set(key, validate);
+    }
+    return validate;
   }
 
   /** `#/components/schemas/X` -> `<docId>#/components/schemas/X`, so inline schemas can use them. */
