@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSandbox } from '../../src/sandbox.js';
 import { tokenFor } from '../support/sandbox.js';
 import { ROOT } from './support.js';
+import { mulberry32 } from '../../src/scenarios/random.js';
 
 const CYCLES = Number(process.env.PERSISTENCE_CYCLES ?? (process.env.SOAK ? 200 : 20));
 const WRITERS = 4;
@@ -41,17 +42,6 @@ beforeAll(() => {
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** mulberry32: the kill moments come from a seed, so a failing run can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Child {
   proc: ChildProcess;
@@ -103,7 +93,7 @@ describe('data file under kill -9 and graceful stops', () => {
   it(`keeps every acknowledged write across ${CYCLES} random kills`, async () => {
     const file = join(dir, 'state.json');
     auth = `Bearer ${await tokenFor('admin')}`;
-    const random = prng(4010);
+    const random = mulberry32(4010);
     let buyers: string[] = [];
     /** Per buyer: the highest write acknowledged before the last graceful stop (must survive). */
     const guaranteed = new Map<string, number>();

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { StoreData } from '../../src/store/records.js';
 import { Store } from '../../src/store/store.js';
+import { mulberry32 } from '../../src/scenarios/random.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sandbox-store-log-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,23 +31,12 @@ const json = (value: unknown) => JSON.parse(JSON.stringify(value));
 const logText = (file: string) => readFileSync(`${file}.log`, 'utf8');
 const buyers = (store: Store) => store.collections.buyers as unknown as { insert(r: object): void; update(id: string, p: object): void; replace(r: object): void; remove(id: string): boolean; removeWhere(p: (r: any) => boolean): number };
 
-/** mulberry32, so the random edit sequence is the same every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('replaying the log', () => {
   it('reproduces the live state, record order included, after random inserts, updates, replaces and removes', async () => {
     const file = newFile();
     const store = await Store.open(seed, { file, writeDelayMs: NO_TIMER });
-    const random = prng(4010);
+    const random = mulberry32(4010);
     const ids = () => store.collections.buyers.all().map((b) => b.id);
     for (let step = 0; step < 400; step++) {
       const roll = random();
