@@ -13,6 +13,7 @@ import { recordInJournal } from './journal/record-request.js';
 import { logRequests } from './logging/request-log.js';
 import { matchOperation } from './http/match-operation.js';
 import { pathWithoutNamespace, selectNamespace } from './http/namespace.js';
+import { asMiddleware, pipeline } from './http/pipeline.js';
 import { requestId } from './http/request-id.js';
 import { checkScenarioHeaders } from './scenarios/check-headers.js';
 import { injectScenario } from './scenarios/inject.js';
@@ -22,24 +23,34 @@ import type { SandboxDeps } from './sandbox.js';
 export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   const { config } = deps;
   const app = new Hono<SandboxEnv>({ getPath: pathWithoutNamespace });
+  const onError = handleError(deps.logger, config.validateResponses ? errorContract(deps.api.spec) : null); // self-check errors too
 
-  app.use(requestId()); //                                   x-request-id in and out
-  app.use(logRequests(deps.logger, deps.stats)); //            one debug line per request, with its id
-  app.use(corsForBrowsers(['x-request-id', 'retry-after', 'x-sandbox-scenario'])); // browser SDKs (Embed) call it too
-  app.use(limitBodySize(config.bodyLimitBytes)); //           413 before a large body is buffered
-  app.route('/', docsRoutes()); //                            /docs, /openapi.json, /openapi.admin.json: no auth, not journaled
-  app.use(selectNamespace(deps.namespaces)); //               /ns/{name}/ prefix or x-sandbox-namespace
-  app.use(recordInJournal({ size: config.journalSize })); //  every API request and its response (not /_sandbox)
+  const everyRequest = [
+    requestId(), //                                           x-request-id in and out
+    logRequests(deps.logger, deps.stats), //                    one debug line per request, with its id
+    corsForBrowsers(['x-request-id', 'retry-after', 'x-sandbox-scenario']), // browser SDKs (Embed) call it too
+    limitBodySize(config.bodyLimitBytes), //                   413 before a large body is buffered
+  ];
+  const namespace = selectNamespace(deps.namespaces); //     /ns/{name}/ prefix or x-sandbox-namespace
 
-  app.all('/_sandbox/*', adminRoutes(deps)); //               control API (openapi.admin.json)
+  // The sandbox's own routes, as Hono routes behind the same first steps.
+  app.route('/', docsRoutes(everyRequest.map(asMiddleware))); // /docs, /openapi.json, /openapi.admin.json: no auth, not journaled
+  app.use('/_sandbox/*', ...[...everyRequest, namespace].map(asMiddleware));
+  app.all('/_sandbox/*', adminRoutes(deps)); //                control API (openapi.admin.json)
 
-  app.use(checkScenarioHeaders(deps)); //                     400 for unknown x-sandbox-scenario names or undeclared Prefer: code
-  app.use(matchOperation(deps.api.router)); //                operation from openapi.json, else 404/405
-  app.use(authenticate({ mode: config.auth, tokenCache: deps.tokenCache })); // 401 token, 403 scope, 403 merchant
-  app.use(injectScenario(deps)); //                           x-sandbox-scenario, Prefer: code=, active scenarios
-  app.use(validate()); //                                     400 with one detail per problem
-  app.all('*', dispatch({ handlers: deps.api.handlers, services: deps.services, validateResponses: config.validateResponses }));
+  // Every other request is an API call: one handler runs its steps in order (src/http/pipeline.ts).
+  const answerApiCall = pipeline([
+    ...everyRequest,
+    namespace,
+    recordInJournal({ size: config.journalSize }), //          every API request and its response (not /_sandbox)
+    checkScenarioHeaders(deps), //                              400 for unknown x-sandbox-scenario names or undeclared Prefer: code
+    matchOperation(deps.api.router), //                         operation from openapi.json, else 404/405
+    authenticate({ mode: config.auth, tokenCache: deps.tokenCache }), // 401 token, 403 scope, 403 merchant
+    injectScenario(deps), //                                    x-sandbox-scenario, Prefer: code=, active scenarios
+    validate(), //                                              400 with one detail per problem
+  ], dispatch({ handlers: deps.api.handlers, services: deps.services, validateResponses: config.validateResponses }), onError);
+  app.all('*', answerApiCall);
 
-  app.onError(handleError(deps.logger, config.validateResponses ? errorContract(deps.api.spec) : null)); // self-check errors too
+  app.onError(onError);
   return app;
 }

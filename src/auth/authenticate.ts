@@ -1,12 +1,13 @@
 // Authentication and authorization of a matched operation: the bearer token (401), the operation's
 // scope (403) and the merchant account (403), in that order.
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { ApiError } from '../http/api-error.js';
 import type { Principal, SandboxEnv } from '../http/env.js';
 import type { Store } from '../store/store.js';
 import { ALL_SCOPES } from './mint-token.js';
 import { allowedScope, grants, roleScopesOf } from './scopes.js';
-import { unauthorized, verifyToken, type TokenCache } from './verify-token.js';
+import { unauthorized, verifyToken, type TokenCache, type VerifiedToken } from './verify-token.js';
+import type { Step } from '../http/pipeline.js';
 import { requestHeader } from '../http/headers.js';
 
 export const MERCHANT_ACCOUNT_HEADER = 'x-service-merchant-account-id';
@@ -19,35 +20,45 @@ export interface AuthDeps {
   wallClock?: () => number;
 }
 
-export function authenticate(deps: AuthDeps): MiddlewareHandler<SandboxEnv> {
+export function authenticate(deps: AuthDeps): Step {
   const wallClock = deps.wallClock ?? (() => Date.now()); // looked up per call: fake timers apply
-  return async function authenticateRequest(c, next) {
-    const operation = c.get('operation');
-    const store = c.get('ns').store;
-    const merchantAccountId = requestHeader(c, MERCHANT_ACCOUNT_HEADER) || DEFAULT_MERCHANT_ACCOUNT;
-    let principal: Principal;
-
-    if (!operation.requiresAuth) {
-      // Public operations (Click to Pay) ignore any Authorization header, even an expired token.
-      principal = { kind: 'anonymous', keyPair: null, scopes: [], claims: {} };
-      checkMerchantExists(store, merchantAccountId);
-    } else if (deps.mode === 'none') {
-      principal = { kind: 'auth-off', keyPair: null, scopes: [...ALL_SCOPES], claims: {} };
-      checkMerchantExists(store, merchantAccountId);
-    } else {
+  return {
+    before(c) {
+      const operation = c.get('operation');
+      const store = c.get('ns').store;
+      const merchantAccountId = requestHeader(c, MERCHANT_ACCOUNT_HEADER) || DEFAULT_MERCHANT_ACCOUNT;
+      c.set('merchantAccountId', merchantAccountId);
+      if (!operation.requiresAuth) {
+        // Public operations (Click to Pay) ignore any Authorization header, even an expired token.
+        checkMerchantExists(store, merchantAccountId);
+        c.set('principal', { kind: 'anonymous', keyPair: null, scopes: [], claims: {} });
+        return;
+      }
+      if (deps.mode === 'none') {
+        checkMerchantExists(store, merchantAccountId);
+        c.set('principal', { kind: 'auth-off', keyPair: null, scopes: [...ALL_SCOPES], claims: {} });
+        return;
+      }
       const token = bearerToken(requestHeader(c, 'authorization'));
-      const verified = await verifyToken(token, store, deps.tokenCache, wallClock());
-      const pair = verified.pair;
-      // Authenticated: the pair was used, whether or not this operation is then allowed.
-      store.collections.api_key_pairs.update(pair.id, { last_used_at: c.get('ns').clock.nowIso() });
-      checkScope(operation.id, operation.scopes, verified.scopes, roleScopesOf(store.collections.roles, pair.role_ids), pair.id);
-      checkMerchantAccess(store, merchantAccountId, pair.merchant_account_ids, pair.id);
-      principal = { kind: 'key-pair', keyPair: pair, scopes: verified.scopes, claims: verified.claims as Record<string, unknown> };
-    }
-    c.set('principal', principal);
-    c.set('merchantAccountId', merchantAccountId);
-    await next();
+      const verified = verifyToken(token, store, deps.tokenCache, wallClock());
+      // A token seen before is checked without waiting; a new one waits for its signature check.
+      if (verified instanceof Promise) return verified.then((v) => authorize(c, v));
+      authorize(c, verified);
+    },
   };
+}
+
+/** The verified token's pair may call this operation (scope) for this merchant account. */
+function authorize(c: Context<SandboxEnv>, verified: VerifiedToken): void {
+  const store = c.get('ns').store;
+  const operation = c.get('operation');
+  const pair = verified.pair;
+  // Authenticated: the pair was used, whether or not this operation is then allowed.
+  store.collections.api_key_pairs.update(pair.id, { last_used_at: c.get('ns').clock.nowIso() });
+  checkScope(operation.id, operation.scopes, verified.scopes, roleScopesOf(store.collections.roles, pair.role_ids), pair.id);
+  checkMerchantAccess(store, c.get('merchantAccountId'), pair.merchant_account_ids, pair.id);
+  const principal: Principal = { kind: 'key-pair', keyPair: pair, scopes: verified.scopes, claims: verified.claims as Record<string, unknown> };
+  c.set('principal', principal);
 }
 
 /** `Bearer <token>`: the scheme is case-insensitive and may be followed by several spaces (RFC 7235). */

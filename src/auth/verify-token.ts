@@ -127,9 +127,10 @@ function pairOf(kid: string, alg: string, store: Store): { pair: ApiKeyPairRecor
 
 /**
  * Verifies `token` against the store's key pairs at wall-clock time `nowMs`. exp is required;
- * nbf and exp allow 30 s of clock skew.
+ * nbf and exp allow 30 s of clock skew. Synchronous for a token already verified (the cache), so
+ * the request path waits for nothing then.
  */
-export async function verifyToken(token: string, store: Store, cache: TokenCache, nowMs = Date.now()): Promise<VerifiedToken> {
+export function verifyToken(token: string, store: Store, cache: TokenCache, nowMs = Date.now()): VerifiedToken | Promise<VerifiedToken> {
   const nowSeconds = Math.floor(nowMs / 1000);
   const hit = cache.get(token);
   const header = hit ?? headerOf(token);
@@ -140,7 +141,11 @@ export async function verifyToken(token: string, store: Store, cache: TokenCache
     return { pair, scopes: hit.scopes, claims: hit.claims };
   }
   if (hit) cache.delete(token); // the pair behind the kid changed: verify again from scratch
+  return verifySignature(token, header, pair, alg, cache, nowMs);
+}
 
+async function verifySignature(token: string, header: { kid: string; alg: string }, pair: ApiKeyPairRecord, alg: 'ES512' | 'RS512', cache: TokenCache, nowMs: number): Promise<VerifiedToken> {
+  const nowSeconds = Math.floor(nowMs / 1000);
   let claims: JWTPayload;
   try {
     ({ payload: claims } = await jwtVerify(token, publicKeyOf(pair), {

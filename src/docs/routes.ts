@@ -3,7 +3,7 @@
 // auth: these are documents, not operations. Mounted before operation matching in createApp.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { ApiError } from '../http/api-error.js';
 import type { SandboxEnv } from '../http/env.js';
 import { packageRoot } from '../spec/load-spec.js';
@@ -12,12 +12,15 @@ import { swaggerAsset } from './swagger-assets.js';
 
 export const SPEC_FILES = ['openapi.json', 'openapi.admin.json'] as const;
 
-export function docsRoutes(): Hono<SandboxEnv> {
+/** `before`: the sandbox's first steps (request id, log, CORS, body limit), for these routes only. */
+export function docsRoutes(before: MiddlewareHandler<SandboxEnv>[]): Hono<SandboxEnv> {
   const root = packageRoot();
   // Served byte for byte as the sandbox read them: what /docs shows is what the sandbox serves.
   const specs = new Map(SPEC_FILES.map((name) => [name, readFileSync(join(root, name), 'utf8')]));
   const pages = { api: docsPage({ primary: 'api' }), admin: docsPage({ primary: 'admin' }) };
   const docs = new Hono<SandboxEnv>();
+  // GET and HEAD only: any other method falls through to the API, which answers it (404).
+  docs.on(['GET', 'HEAD'], ['/docs/*', ...SPEC_FILES.map((name) => `/${name}`)], ...before);
 
   const html = (page: string) => (c: Context<SandboxEnv>) => c.html(page, 200, { 'cache-control': 'no-cache' });
   docs.get('/docs', html(pages.api));

@@ -1,23 +1,26 @@
 // Refuses request bodies over the limit before they are buffered. A declared Content-Length is
 // checked up front (Node guarantees the body is no longer than it); only a chunked body, of unknown
-// length, is counted as it streams. Requests without a body skip all of it: touching the body
-// stream would make the server build a full Request object for every GET.
-import type { MiddlewareHandler } from 'hono';
+// length, is counted as it streams (Hono's bodyLimit, which buffers it up to the limit). Requests
+// without a body skip all of it: touching the body stream would make the server build a full
+// Request object for every GET.
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from './api-error.js';
-import type { SandboxEnv } from './env.js';
 import { requestHeader } from './headers.js';
+import type { Step } from './pipeline.js';
 
-export function limitBodySize(maxBytes: number): MiddlewareHandler<SandboxEnv> {
+export function limitBodySize(maxBytes: number): Step {
   const tooLarge = () => new ApiError(413, 'payload_too_large', `The request body is larger than ${maxBytes} bytes; send a smaller body.`);
   const countStreamed = bodyLimit({ maxSize: maxBytes, onError: () => { throw tooLarge(); } });
-  return async function limitRequestBodySize(c, next) {
-    const length = requestHeader(c, 'content-length');
-    if (length !== undefined) {
-      if (Number(length) > maxBytes) throw tooLarge();
-      return next();
-    }
-    if (requestHeader(c, 'transfer-encoding') === undefined) return next();
-    return countStreamed(c, next);
+  const done = async () => {};
+  return {
+    before(c) {
+      const length = requestHeader(c, 'content-length');
+      if (length !== undefined) {
+        if (Number(length) > maxBytes) throw tooLarge();
+        return;
+      }
+      if (requestHeader(c, 'transfer-encoding') === undefined) return;
+      return countStreamed(c, done).then(() => undefined);
+    },
   };
 }

@@ -1,16 +1,18 @@
 // CORS for browser clients (Embed, web SDKs): Hono's cors middleware, applied only to requests that
 // carry an Origin header or are preflights. Server-side SDKs, curl and CI clients send no Origin and
 // need no CORS headers; skipping the middleware for them matters because it touches the response
-// before the handler runs, which makes Hono rebuild every response afterwards.
-import type { MiddlewareHandler } from 'hono';
+// after the handler, which makes Hono rebuild the response.
 import { cors } from 'hono/cors';
-import type { SandboxEnv } from './env.js';
 import { requestHeader } from './headers.js';
+import type { Step } from './pipeline.js';
 
-export function corsForBrowsers(exposeHeaders: string[]): MiddlewareHandler<SandboxEnv> {
+export function corsForBrowsers(exposeHeaders: string[]): Step {
   const applyCors = cors({ origin: '*', exposeHeaders });
-  return async function corsWhenAsked(c, next) {
-    if (c.req.method !== 'OPTIONS' && requestHeader(c, 'origin') === undefined) return next();
-    return applyCors(c, next);
+  return {
+    before(c) {
+      if (c.req.method !== 'OPTIONS' && requestHeader(c, 'origin') === undefined) return;
+      // A preflight is answered here; any other request runs inside, then gets the headers.
+      return (rest) => applyCors(c, rest);
+    },
   };
 }

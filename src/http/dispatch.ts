@@ -1,10 +1,11 @@
 // Runs the operation's handler and writes its result: JSON with the spec's success status, or an
 // empty body with no content type for 204. With response checking on, a body that breaks the
 // contract becomes a loud 500 instead of reaching a client.
-import type { Context, Handler } from 'hono';
+import type { Context } from 'hono';
 import type { HandlerMap, HandlerResult, HandlerServices } from '../resources/types.js';
 import type { SandboxEnv } from './env.js';
 import { emptyResponse, jsonResponse } from './json-response.js';
+import type { Answer } from './pipeline.js';
 import { SelfCheckError, problemWithAnswer } from './response-check.js';
 
 export interface DispatchOptions {
@@ -13,14 +14,16 @@ export interface DispatchOptions {
   validateResponses: boolean;
 }
 
-export function dispatch(options: DispatchOptions): Handler<SandboxEnv> {
-  return async function dispatchToHandler(c) {
-    const result = await runHandler(c, options);
+export function dispatch(options: DispatchOptions): Answer {
+  return function dispatchToHandler(c) {
+    const result = runHandler(c, options);
+    // Most handlers answer at once; only a few wait (key generation, for one).
+    if (result instanceof Promise) return result.then((r) => writeResult(c, r, options.validateResponses));
     return writeResult(c, result, options.validateResponses);
   };
 }
 
-export async function runHandler(c: Context<SandboxEnv>, options: DispatchOptions): Promise<HandlerResult> {
+export function runHandler(c: Context<SandboxEnv>, options: DispatchOptions): HandlerResult | Promise<HandlerResult> {
   const operation = c.get('operation');
   const handler = options.handlers[operation.id];
   const ns = c.get('ns');

@@ -15,6 +15,12 @@ export interface Principal {
 export interface SandboxEnv {
   Variables: {
     requestId: string;
+    /** performance.now() when the request arrived (request log, journal duration). */
+    receivedAt: number;
+    /** The namespace clock when the request arrived, for its journal entry. */
+    journalTimestamp: string;
+    /** A scenario step that rewrites the normal answer (override / merge), applied after it. */
+    scenarioRewrite: import('../scenarios/types.js').StepAction | undefined;
     ns: Namespace;
     operation: Operation;
     pathParams: Record<string, string>;

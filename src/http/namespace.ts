@@ -1,10 +1,9 @@
 // Picks the namespace of a request: the URL prefix /ns/{name}/ (so an SDK needs only a new base URL)
 // or the x-sandbox-namespace header; neither means `default`.
-import type { MiddlewareHandler } from 'hono';
 import { getPath } from 'hono/utils/url';
 import type { NamespaceRegistry } from '../store/namespaces.js';
-import type { SandboxEnv } from './env.js';
 import { requestHeader } from './headers.js';
+import type { Step } from './pipeline.js';
 
 export const NAMESPACE_HEADER = 'x-sandbox-namespace';
 const PREFIX = /^\/ns\/([^/]+)(\/.*)?$/;
@@ -26,10 +25,11 @@ export function namespaceOfPath(path: string): string | null {
   }
 }
 
-export function selectNamespace(registry: NamespaceRegistry): MiddlewareHandler<SandboxEnv> {
-  return async function selectNamespaceOfRequest(c, next) {
-    const name = namespaceOfPath(getPath(c.req.raw)) ?? requestHeader(c, NAMESPACE_HEADER) ?? undefined;
-    c.set('ns', registry.get(name || undefined));
-    await next();
+export function selectNamespace(registry: NamespaceRegistry): Step {
+  return {
+    before(c) {
+      const name = namespaceOfPath(getPath(c.req.raw)) ?? requestHeader(c, NAMESPACE_HEADER) ?? undefined;
+      c.set('ns', registry.get(name || undefined));
+    },
   };
 }

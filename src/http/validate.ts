@@ -1,41 +1,51 @@
 // Parses the JSON body and validates path, query, header and body against the operation's
 // compiled schemas; every problem becomes one `details` item of a single 400.
-import type { MiddlewareHandler } from 'hono';
-import { summarize, validateRequest } from '../spec/operations.js';
+import type { Context } from 'hono';
+import { summarize, validateRequest, type Operation } from '../spec/operations.js';
 import { ApiError } from './api-error.js';
 import type { SandboxEnv } from './env.js';
 import { headerObject, requestHeader } from './headers.js';
+import type { Step } from './pipeline.js';
 
-export function validate(): MiddlewareHandler<SandboxEnv> {
-  return async function validateAgainstSpec(c, next) {
-    const operation = c.get('operation');
-    const query = queryOf(c.req.url);
-    const header = headerObject(c); // names arrive lower-cased
-    const path = { ...c.get('pathParams') };
-    // A body that cannot be read as JSON is one more problem: path, query and header problems are
-    // still reported with it, so the caller fixes everything in one round trip.
-    let body: unknown;
-    let bodyProblem: ApiError | null = null;
-    try {
-      body = operation.hasBody ? await readJsonBody(requestHeader(c, 'content-type') ?? null, await c.req.text(), operation.bodyRequired) : undefined;
-    } catch (err) {
-      if (!(err instanceof ApiError) || err.status !== 400) throw err;
-      bodyProblem = err;
-    }
-    try {
-      validateRequest(operation, { path, query, header, body });
-    } catch (err) {
-      if (!bodyProblem || !(err instanceof ApiError)) throw err;
-      const details = [...err.details, ...bodyProblem.details];
-      throw ApiError.badRequest(summarize(details), details);
-    }
-    if (bodyProblem) throw bodyProblem;
-    c.set('pathParams', path);
-    c.set('query', query);
-    c.set('headers', header);
-    c.set('body', body);
-    await next();
+export function validate(): Step {
+  return {
+    before(c) {
+      const operation = c.get('operation');
+      // A GET has no body to wait for: validated without a promise.
+      if (!operation.hasBody) return check(c, operation, undefined, null);
+      return c.req.text().then(
+        (text) => readJsonBody(requestHeader(c, 'content-type') ?? null, text, operation.bodyRequired),
+      ).then(
+        (body) => check(c, operation, body, null),
+        (err) => {
+          if (!(err instanceof ApiError) || err.status !== 400) throw err;
+          return check(c, operation, undefined, err);
+        },
+      );
+    },
   };
+}
+
+/**
+ * A body that cannot be read as JSON (`bodyProblem`) is one more problem: path, query and header
+ * problems are still reported with it, so the caller fixes everything in one round trip.
+ */
+function check(c: Context<SandboxEnv>, operation: Operation, body: unknown, bodyProblem: ApiError | null): void {
+  const query = queryOf(c.req.url);
+  const header = headerObject(c); // names arrive lower-cased
+  const path = { ...c.get('pathParams') };
+  try {
+    validateRequest(operation, { path, query, header, body });
+  } catch (err) {
+    if (!bodyProblem || !(err instanceof ApiError)) throw err;
+    const details = [...err.details, ...bodyProblem.details];
+    throw ApiError.badRequest(summarize(details), details);
+  }
+  if (bodyProblem) throw bodyProblem;
+  c.set('pathParams', path);
+  c.set('query', query);
+  c.set('headers', header);
+  c.set('body', body);
 }
 
 /** The first value of each query parameter (repeats of a scalar parameter are ignored). */

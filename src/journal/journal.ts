@@ -1,9 +1,11 @@
 // The request journal: what each namespace's clients sent and what they got back, bounded both in
 // entries (config.journalSize) and in bytes (JOURNAL_BYTE_BUDGET), so a long CI run cannot exhaust
-// memory: the oldest entries are dropped first.
+// memory: the oldest entries are dropped first. Entries are kept encoded in one buffer (byte-ring.ts)
+// and turned back into objects only when the journal is read.
 // A journal hangs off its namespace through a WeakMap: an evicted namespace takes its journal with it,
 // and the store layer does not need to know the journal exists.
 import type { Namespace } from '../store/namespaces.js';
+import { ByteRing } from './byte-ring.js';
 import { bodyOf, queryOf, redactHeaders, redactText } from './redact.js';
 
 export interface JournalEntry {
@@ -70,13 +72,6 @@ function materialize(id: number, raw: RawJournalEntry): JournalEntry {
   };
 }
 
-interface Slot {
-  id: number;
-  raw: RawJournalEntry | null;
-  entry: JournalEntry | null;
-  bytes: number;
-}
-
 export interface JournalFilter {
   method?: string;
   /** Exact API path, or a pattern where `*` matches any run of characters. */
@@ -86,24 +81,49 @@ export interface JournalFilter {
   status?: string;
 }
 
-/** Most bytes (bodies and headers, as JSON text) one namespace's journal holds. */
+/** Most bytes one namespace's journal holds (its entries, encoded: bodies, headers and fields). */
 export const JOURNAL_BYTE_BUDGET = 16 * 1024 * 1024;
 
+// An entry is stored as three UTF-8 parts behind their byte lengths: the small fields as a JSON
+// array, then the request body text, then the response body text.
+const PART_LENGTHS = 12;
+
+function encodeFields(raw: RawJournalEntry): string {
+  return JSON.stringify([
+    raw.timestamp, raw.namespace, raw.method, raw.path, raw.url, raw.headers, raw.requestLength ?? null, raw.requestContentType,
+    raw.status, raw.responseLength ?? null, raw.responseContentType, raw.duration_ms, raw.operation_id, raw.scenario, raw.request_id,
+  ]);
+}
+
+function decode(record: Buffer): RawJournalEntry {
+  const fieldsEnd = PART_LENGTHS + record.readUInt32LE(0);
+  const requestEnd = fieldsEnd + record.readUInt32LE(4);
+  const responseEnd = requestEnd + record.readUInt32LE(8);
+  const [timestamp, namespace, method, path, url, headers, requestLength, requestContentType, status, responseLength, responseContentType, duration_ms, operation_id, scenario, request_id] =
+    JSON.parse(record.toString('utf8', PART_LENGTHS, fieldsEnd));
+  return {
+    timestamp, namespace, method, path, url, headers, requestContentType, status, responseContentType, duration_ms, operation_id, scenario, request_id,
+    requestText: record.toString('utf8', fieldsEnd, requestEnd),
+    responseText: record.toString('utf8', requestEnd, responseEnd),
+    ...(requestLength === null ? {} : { requestLength }),
+    ...(responseLength === null ? {} : { responseLength }),
+  };
+}
+
 export class Journal {
-  // A queue: entries[start..] are kept, oldest first; the dropped head is compacted away now and then.
-  private entriesOldestFirst: Slot[] = [];
-  private start = 0;
-  private bytes = 0;
+  private readonly ring: ByteRing;
   private seq = 0;
   private droppedCount = 0;
 
   constructor(
     readonly capacity: number,
     readonly byteBudget = JOURNAL_BYTE_BUDGET,
-  ) {}
+  ) {
+    this.ring = new ByteRing(byteBudget);
+  }
 
   get size(): number {
-    return this.entriesOldestFirst.length - this.start;
+    return this.ring.count;
   }
 
   /** Entries dropped because the journal was full, since the namespace was created. */
@@ -111,45 +131,45 @@ export class Journal {
     return this.droppedCount;
   }
 
-  /** `bytes`: the entry's approximate size (its bodies and headers as text). */
-  add(raw: RawJournalEntry, bytes = 0): void {
-    const id = ++this.seq;
-    if (this.capacity <= 0) return;
-    // The one secret a response can carry (a generated private key) never waits in memory.
-    if (raw.responseText.includes('"private_key"')) raw.responseText = redactText(raw.responseText);
-    // A private key sent by mistake (say, as public_key) is dropped now too, not only when read.
-    if (raw.requestText.includes('PRIVATE KEY-----')) raw.requestText = redactText(raw.requestText);
-    this.entriesOldestFirst.push({ id, raw, entry: null, bytes });
-    this.bytes += bytes;
-    while (this.size > this.capacity || (this.bytes > this.byteBudget && this.size > 1)) {
-      this.bytes -= this.entriesOldestFirst[this.start].bytes;
-      this.start++;
-      this.droppedCount++;
-    }
-    if (this.start > 1024 && this.start * 2 > this.entriesOldestFirst.length) {
-      this.entriesOldestFirst = this.entriesOldestFirst.slice(this.start);
-      this.start = 0;
-    }
+  /** Bytes the journal holds now (its buffer: at most the byte budget). */
+  get allocatedBytes(): number {
+    return this.ring.allocatedBytes;
   }
 
-  /** Newest first. */
+  add(raw: RawJournalEntry): void {
+    this.seq++;
+    if (this.capacity <= 0) return;
+    // The one secret a response can carry (a generated private key) never waits in memory.
+    const responseText = raw.responseText.includes('"private_key"') ? redactText(raw.responseText) : raw.responseText;
+    // A private key sent by mistake (say, as public_key) is dropped now too, not only when read.
+    const requestText = raw.requestText.includes('PRIVATE KEY-----') ? redactText(raw.requestText) : raw.requestText;
+    const fields = encodeFields(raw);
+    const fieldBytes = Buffer.byteLength(fields);
+    const requestBytes = Buffer.byteLength(requestText);
+    const responseBytes = Buffer.byteLength(responseText);
+    const before = this.ring.count;
+    const { buffer, offset } = this.ring.reserve(PART_LENGTHS + fieldBytes + requestBytes + responseBytes);
+    buffer.writeUInt32LE(fieldBytes, offset);
+    buffer.writeUInt32LE(requestBytes, offset + 4);
+    buffer.writeUInt32LE(responseBytes, offset + 8);
+    let at = offset + PART_LENGTHS;
+    at += buffer.write(fields, at, 'utf8');
+    at += buffer.write(requestText, at, 'utf8');
+    buffer.write(responseText, at, 'utf8');
+    while (this.ring.count > this.capacity) this.ring.dropOldest();
+    this.droppedCount += before + 1 - this.ring.count;
+  }
+
+  /** Newest first. Ids are consecutive: the newest entry has the last id given. */
   entries(): JournalEntry[] {
     const out: JournalEntry[] = [];
-    for (let i = this.entriesOldestFirst.length - 1; i >= this.start; i--) {
-      const slot = this.entriesOldestFirst[i];
-      if (!slot.entry) {
-        slot.entry = materialize(slot.id, slot.raw as RawJournalEntry);
-        slot.raw = null;
-      }
-      out.push(slot.entry);
-    }
+    const count = this.ring.count;
+    for (let i = count - 1; i >= 0; i--) out.push(materialize(this.seq - (count - 1 - i), decode(this.ring.record(i))));
     return out;
   }
 
   clear(): void {
-    this.entriesOldestFirst = [];
-    this.start = 0;
-    this.bytes = 0;
+    this.ring.clear();
   }
 }
 

@@ -3,8 +3,9 @@
 // reading the journal must not change what it counts. Only raw text is kept here; parsing and
 // redaction (Authorization and admin token headers, every non-null `private_key`) happen when the
 // journal is read (see redact.ts), so recording costs the request path almost nothing.
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { SandboxEnv } from '../http/env.js';
+import type { Step } from '../http/pipeline.js';
 import { headerObject, requestHeader } from '../http/headers.js';
 import { sentJsonText } from '../http/json-response.js';
 import { journalOf } from './journal.js';
@@ -17,43 +18,52 @@ export interface JournalOptions {
   size: number;
 }
 
-export function recordInJournal(options: JournalOptions): MiddlewareHandler<SandboxEnv> {
-  return async function recordRequestInJournal(c, next) {
-    if (c.req.path === '/_sandbox' || c.req.path.startsWith('/_sandbox/')) return next();
-    const ns = c.get('ns');
-    const timestamp = ns.clock.nowIso();
-    const started = performance.now();
-    await next();
-    const duration = performance.now() - started;
-    const requestText = hasBody(c) ? await readText(() => c.req.text()) : '';
-    const sent = sentJsonText(c);
-    const responseText = sent ?? (c.res.body ? await readText(() => c.res.clone().text()) : '');
-    // Kept bounded: the byte budget of the journal then measures what it really holds.
-    const request = clip(requestText);
-    const response = clip(responseText);
-    const headers = headersWithoutSecrets(c);
-    const bytes = request.text.length + response.text.length + 512;
-    journalOf(ns, options.size).add({
-      timestamp,
-      namespace: ns.name,
-      method: c.req.method,
-      path: c.req.path,
-      url: c.req.url,
-      headers,
-      requestText: request.text,
-      requestLength: request.length,
-      requestContentType: requestHeader(c, 'content-type') ?? null,
-      status: c.res.status,
-      responseText: response.text,
-      responseLength: response.length,
-      // Our own answers are JSON (or empty): reading c.res.headers would build a Headers object.
-      responseContentType: sent !== undefined ? (sent ? 'application/json' : null) : c.res.headers.get('content-type'),
-      duration_ms: Math.round(duration * 1000) / 1000,
-      operation_id: c.get('operation')?.id ?? null,
-      scenario: c.get('scenario') ?? null,
-      request_id: c.get('requestId'),
-    }, bytes);
+/** Runs after requestId() (arrival time) and selectNamespace() (whose journal). */
+export function recordInJournal(options: JournalOptions): Step {
+  return {
+    before(c) {
+      c.set('journalTimestamp', c.get('ns').clock.nowIso());
+    },
+    after: (c) => record(c, options),
   };
+}
+
+/** Synchronous when there is nothing to read (no request body, our own JSON answer): most GETs. */
+function record(c: Context<SandboxEnv>, options: JournalOptions): void | Promise<void> {
+  const sent = sentJsonText(c);
+  if (sent !== undefined && !hasBody(c)) return keep(c, options, '', sent);
+  return Promise.all([
+    hasBody(c) ? readText(() => c.req.text()) : '',
+    sent ?? (c.res.body ? readText(() => c.res.clone().text()) : ''),
+  ]).then(([requestText, responseText]) => keep(c, options, requestText, responseText));
+}
+
+function keep(c: Context<SandboxEnv>, options: JournalOptions, requestText: string, responseText: string): void {
+  const ns = c.get('ns');
+  const sent = sentJsonText(c);
+  // Kept bounded: one long body cannot crowd every other entry out of the journal's byte budget.
+  const request = clip(requestText);
+  const response = clip(responseText);
+  journalOf(ns, options.size).add({
+    timestamp: c.get('journalTimestamp'),
+    namespace: ns.name,
+    method: c.req.method,
+    path: c.req.path,
+    url: c.req.url,
+    headers: headersWithoutSecrets(c),
+    requestText: request.text,
+    requestLength: request.length,
+    requestContentType: requestHeader(c, 'content-type') ?? null,
+    status: c.res.status,
+    responseText: response.text,
+    responseLength: response.length,
+    // Our own answers are JSON (or empty): reading c.res.headers would build a Headers object.
+    responseContentType: sent !== undefined ? (sent ? 'application/json' : null) : c.res.headers.get('content-type'),
+    duration_ms: Math.round((performance.now() - c.get('receivedAt')) * 1000) / 1000,
+    operation_id: c.get('operation')?.id ?? null,
+    scenario: c.get('scenario') ?? null,
+    request_id: c.get('requestId'),
+  });
 }
 
 function clip(text: string): { text: string; length: number } {

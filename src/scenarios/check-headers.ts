@@ -1,9 +1,8 @@
 // The sandbox's own test headers (x-sandbox-scenario, Prefer: code=) are checked before the
 // request reaches its operation, like x-sandbox-namespace: a mistake in them is the tester's, so
 // its 400 answers for the sandbox, not for the operation (whose contract may not list 400).
-import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '../http/api-error.js';
-import type { SandboxEnv } from '../http/env.js';
+import type { Step } from '../http/pipeline.js';
 import type { OperationRouter } from '../http/operation-router.js';
 import type { Operation } from '../spec/operations.js';
 import { SCENARIO_HEADER, checkScenarioNames, parseScenarioList } from './match.js';
@@ -16,17 +15,19 @@ export interface CheckHeadersDeps {
   api: { router: OperationRouter };
 }
 
-export function checkScenarioHeaders(deps: CheckHeadersDeps): MiddlewareHandler<SandboxEnv> {
-  return async function checkTestHeaders(c, next) {
-    const header = requestHeader(c, SCENARIO_HEADER);
-    if (header !== undefined) checkScenarioNames(deps.scenarios, parseScenarioList(header), { location: 'header', pointer: `/${SCENARIO_HEADER}` });
-    const { code } = parsePrefer(requestHeader(c, 'prefer'));
-    if (code !== null) {
-      const operation = operationOf(deps.api.router, c.req.method, c.req.path);
-      // Unknown path or method: the operation matcher answers 404/405 next.
-      if (operation) checkPreferredCode(operation, code);
-    }
-    await next();
+export function checkScenarioHeaders(deps: CheckHeadersDeps): Step {
+  return {
+    before(c) {
+      const header = requestHeader(c, SCENARIO_HEADER);
+      if (header !== undefined) checkScenarioNames(deps.scenarios, parseScenarioList(header), { location: 'header', pointer: `/${SCENARIO_HEADER}` });
+      const prefer = requestHeader(c, 'prefer');
+      const { code } = parsePrefer(prefer);
+      if (code !== null) {
+        const operation = operationOf(deps.api.router, c.req.method, c.req.path);
+        // Unknown path or method: the operation matcher answers 404/405 next.
+        if (operation) checkPreferredCode(operation, code);
+      }
+    },
   };
 }
 

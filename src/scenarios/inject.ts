@@ -2,9 +2,10 @@
 // (x-sandbox-scenario header, Prefer: code=NNN, or scenarios activated through the control API)
 // may be answered with an error, delayed, dropped, or get its normal body rewritten.
 import type { HttpBindings } from '@hono/node-server';
-import type { Context, MiddlewareHandler, Next } from 'hono';
+import type { Context } from 'hono';
 import { ApiError } from '../http/api-error.js';
 import type { SandboxEnv } from '../http/env.js';
+import type { Step } from '../http/pipeline.js';
 import { withRequestLifecycle } from '../resources/reports/scheduler.js';
 import { SCENARIO_HEADER, answeringScenario, parseScenarioList, selectedLifecycle } from './match.js';
 import { parsePrefer } from './prefer.js';
@@ -20,44 +21,59 @@ export interface InjectDeps {
   config: { seed: number };
 }
 
-export function injectScenario(deps: InjectDeps): MiddlewareHandler<SandboxEnv> {
+export function injectScenario(deps: InjectDeps): Step {
   const catalog = deps.scenarios;
-  return async function applyScenario(c, next) {
-    const operation = c.get('operation');
-    const merchantAccountId = c.get('merchantAccountId');
-    // Header values were checked by checkScenarioHeaders (before the operation was matched).
-    const { code } = parsePrefer(requestHeader(c, 'prefer'));
-    if (code !== null && code !== operation.successStatus) {
-      c.set('scenario', `prefer:code=${code}`);
-      throw scenarioError({ status: code }, { source: `Prefer: code=${code}`, operationId: operation.id, db: c.get('ns').store.collections, merchantAccountId });
-    }
+  return {
+    before(c) {
+      const operation = c.get('operation');
+      const merchantAccountId = c.get('merchantAccountId');
+      // Header values were checked by checkScenarioHeaders (before the operation was matched).
+      const { code } = parsePrefer(requestHeader(c, 'prefer'));
+      if (code !== null && code !== operation.successStatus) {
+        c.set('scenario', `prefer:code=${code}`);
+        throw scenarioError({ status: code }, { source: `Prefer: code=${code}`, operationId: operation.id, db: c.get('ns').store.collections, merchantAccountId });
+      }
 
-    const state = scenarioStateOf(c.get('ns'), catalog, deps.config.seed);
-    const header = requestHeader(c, SCENARIO_HEADER);
-    const names = header === undefined ? state.activeFor(merchantAccountId) : parseScenarioList(header);
-    const scenario = answeringScenario(catalog, names, operation.id);
-    // Taken now, before any await: concurrent requests each get their own step.
-    const taken = scenario ? state.take(merchantAccountId, scenario) : null;
-    const run = () => (scenario && taken ? applyStep(c, next, scenario, taken) : next());
-    // The header's scenarios also decide the lifecycle of report executions made by this request.
-    if (header !== undefined) return withRequestLifecycle(merchantAccountId, selectedLifecycle(catalog, names), run);
-    return run();
+      const state = scenarioStateOf(c.get('ns'), catalog, deps.config.seed);
+      const header = requestHeader(c, SCENARIO_HEADER);
+      const names = header === undefined ? state.activeFor(merchantAccountId) : parseScenarioList(header);
+      const scenario = answeringScenario(catalog, names, operation.id);
+      // Taken now, before any await: concurrent requests each get their own step.
+      const taken = scenario ? state.take(merchantAccountId, scenario) : null;
+      const apply = () => (scenario && taken ? applyStep(c, scenario, taken) : undefined);
+      if (header === undefined) return apply();
+      // The header's scenarios also decide the lifecycle of report executions made by this request.
+      const lifecycle = selectedLifecycle(catalog, names);
+      return (rest) => withRequestLifecycle(merchantAccountId, lifecycle, async () => {
+        const answered = await apply();
+        if (answered) return answered;
+        await rest();
+      });
+    },
+    after(c) {
+      const action = c.get('scenarioRewrite');
+      if (action) return rewriteBody(c, action);
+    },
   };
 }
 
-async function applyStep(c: Context<SandboxEnv>, next: Next, scenario: Scenario, taken: TakenStep): Promise<Response | void> {
+/** The step's action: a delay, an error answer, a dropped connection, or a rewrite of the normal answer (done after it). */
+function applyStep(c: Context<SandboxEnv>, scenario: Scenario, taken: TakenStep): Response | undefined | Promise<Response | undefined> {
   const { action } = taken;
   c.set('scenario', scenario.name);
   c.set('responseHeaders', { [SCENARIO_HEADER]: scenario.name });
-  if (action.delay_ms) await new Promise((resolve) => setTimeout(resolve, action.delay_ms));
-  if (action.respond) {
-    throw scenarioError(action.respond, {
-      source: `scenario ${scenario.name}`, operationId: c.get('operation').id, db: c.get('ns').store.collections, merchantAccountId: c.get('merchantAccountId'),
-    });
-  }
-  if (action.drop) return dropConnection(c, scenario.name);
-  await next();
-  if (action.override !== undefined || action.merge !== undefined) await rewriteBody(c, action);
+  const act = (): Response | undefined => {
+    if (action.respond) {
+      throw scenarioError(action.respond, {
+        source: `scenario ${scenario.name}`, operationId: c.get('operation').id, db: c.get('ns').store.collections, merchantAccountId: c.get('merchantAccountId'),
+      });
+    }
+    if (action.drop) return dropConnection(c, scenario.name);
+    if (action.override !== undefined || action.merge !== undefined) c.set('scenarioRewrite', action);
+    return undefined;
+  };
+  if (!action.delay_ms) return act();
+  return new Promise((resolve) => setTimeout(resolve, action.delay_ms)).then(act);
 }
 
 /** Closes the client's TCP connection without an answer, as a crashed upstream or proxy would. */

@@ -23,12 +23,31 @@ describe('journal bounds', () => {
 
   it('drops the oldest entries past the byte budget, but keeps the newest one', () => {
     const journal = new Journal(100, 1000);
-    journal.add(entry('/a'), 400);
-    journal.add(entry('/b'), 400);
-    journal.add(entry('/c'), 400);
+    const withBody = (path: string, chars: number) => ({ ...entry(path), responseText: 'r'.repeat(chars) });
+    journal.add(withBody('/a', 300)); // about 400 bytes each, encoded
+    journal.add(withBody('/b', 300));
+    journal.add(withBody('/c', 300));
     expect(journal.entries().map((e) => e.path)).toEqual(['/c', '/b']);
-    journal.add(entry('/huge'), 5000);
-    expect(journal.entries().map((e) => e.path)).toEqual(['/huge']);
+    expect(journal.dropped).toBe(1);
+    expect(journal.allocatedBytes).toBe(1000);
+    journal.add(withBody('/huge', 5000));
+    expect(journal.entries().map((e) => [e.path, (e.response_body as string).length])).toEqual([['/huge', 5000]]);
+    expect(journal.dropped).toBe(3);
+    journal.add(withBody('/d', 10));
+    expect(journal.entries().map((e) => e.path)).toEqual(['/d']); // the two would pass the budget
+  });
+
+  it('wraps around its buffer many times without mixing up entries', () => {
+    const journal = new Journal(50, 4096);
+    const sizes = [0, 1, 7, 300, 900, 1500, 13];
+    for (let i = 1; i <= 400; i++) {
+      journal.add({ ...entry(`/w${i}`), requestText: 'q'.repeat(sizes[i % 7]), responseText: JSON.stringify({ i, pad: 'é'.repeat(sizes[(i + 3) % 7]) }), status: 200 + (i % 5) });
+      const [newest, ...older] = journal.entries();
+      expect(newest).toMatchObject({ id: i, path: `/w${i}`, status: 200 + (i % 5), response_body: { i } });
+      older.forEach((e, k) => expect(e).toMatchObject({ id: i - 1 - k, path: `/w${i - 1 - k}`, response_body: { i: i - 1 - k } }));
+    }
+    expect(journal.allocatedBytes).toBe(4096);
+    expect(journal.size + journal.dropped).toBe(400);
   });
 
   it('keeps nothing with a journal size of 0', () => {

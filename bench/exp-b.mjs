@@ -1,0 +1,10 @@
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { buildFixtures } from '../dist/fixtures/build-fixtures.js';
+import { serverTimeouts } from '../dist/src/start.js';
+const data = await buildFixtures(4010);
+const schemes = { items: data.collections.card_scheme_definitions };
+const app = new Hono();
+app.get('/card-scheme-definitions', (c) => c.json(schemes));
+const opts = process.argv[2] === 'timeouts' ? { serverOptions: serverTimeouts(30000) } : {};
+serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0, ...opts }, (info) => process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${info.port}`, pid: process.pid })}\n`));
