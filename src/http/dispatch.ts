@@ -2,8 +2,13 @@
 // empty body with no content type for 204. With response checking on, a body that breaks the
 // contract becomes a loud 500 instead of reaching a client.
 import type { Context } from 'hono';
-import type { HandlerMap, HandlerResult, HandlerServices } from '../resources/types.js';
-import type { SandboxEnv } from './env.js';
+import type { Clock } from '../clock.js';
+import type { RequestLifecycle } from '../resources/reports/scheduler.js';
+import type { HandlerContext, HandlerMap, HandlerResult, HandlerServices } from '../resources/types.js';
+import type { Operation } from '../spec/operations.js';
+import type { Namespace } from '../store/namespaces.js';
+import type { CollectionMap } from '../store/store.js';
+import type { Principal, SandboxEnv } from './env.js';
 import { emptyResponse, jsonResponse } from './json-response.js';
 import type { Answer } from './pipeline.js';
 import { SelfCheckError, problemWithAnswer } from './response-check.js';
@@ -25,27 +30,43 @@ export function dispatch(options: DispatchOptions): Answer {
 
 export function runHandler(c: Context<SandboxEnv>, options: DispatchOptions): HandlerResult | Promise<HandlerResult> {
   const operation = c.get('operation');
-  const handler = options.handlers[operation.id];
-  const ns = c.get('ns');
-  let now: string | undefined;
-  return handler({
-    ns,
-    db: ns.store.collections,
-    clock: ns.clock,
-    // Read once, on first use: one instant for every timestamp a handler writes, and no clock read
-    // (with its Date formatting) for the handlers that write none.
-    get now() {
-      return (now ??= ns.clock.nowIso());
-    },
-    merchantAccountId: c.get('merchantAccountId'),
-    principal: c.get('principal'),
-    operation,
-    params: c.get('pathParams'),
-    query: c.get('query'),
-    headers: c.get('headers'),
-    body: c.get('body'),
-    services: options.services,
-  });
+  return options.handlers[operation.id](new RequestContext(c, operation, options.services));
+}
+
+/** What a handler sees of its request. A class, not an object literal: one shape, and `now` on the prototype. */
+class RequestContext implements HandlerContext {
+  readonly ns: Namespace;
+  readonly db: CollectionMap;
+  readonly clock: Clock;
+  readonly merchantAccountId: string;
+  readonly principal: Principal;
+  readonly params: Record<string, string>;
+  readonly query: Record<string, any>;
+  readonly headers: Record<string, any>;
+  readonly body: any;
+  readonly requestLifecycle: RequestLifecycle | null;
+  private instant: string | undefined;
+
+  constructor(c: Context<SandboxEnv>, readonly operation: Operation, readonly services: HandlerServices) {
+    this.ns = c.get('ns');
+    this.db = this.ns.store.collections;
+    this.clock = this.ns.clock;
+    this.merchantAccountId = c.get('merchantAccountId');
+    this.principal = c.get('principal');
+    this.params = c.get('pathParams');
+    this.query = c.get('query');
+    this.headers = c.get('headers');
+    this.body = c.get('body');
+    this.requestLifecycle = c.get('requestLifecycle') ?? null;
+  }
+
+  /**
+   * Read once, on first use: one instant for every timestamp a handler writes, and no clock read
+   * (with its Date formatting) for the handlers that write none.
+   */
+  get now(): string {
+    return (this.instant ??= this.ns.clock.nowIso());
+  }
 }
 
 export function writeResult(c: Context<SandboxEnv>, result: HandlerResult, validateResponses: boolean): Response {

@@ -9,21 +9,23 @@ import type { SandboxEnv } from './env.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
-function respond(c: Context<SandboxEnv>, text: string | null, status: number, headers: Record<string, string>): Response {
-  const res = new Response(text, {
-    status,
-    headers: { ...(text === null ? {} : { 'content-type': 'application/json' }), [REQUEST_ID_HEADER]: c.get('requestId'), ...c.get('responseHeaders'), ...headers },
-  });
+function respond(c: Context<SandboxEnv>, text: string | null, status: number, headers: Record<string, string> | undefined): Response {
+  const all: Record<string, string> = text === null ? {} : { 'content-type': 'application/json' };
+  all[REQUEST_ID_HEADER] = c.get('requestId');
+  const fromSteps = c.get('responseHeaders');
+  if (fromSteps) Object.assign(all, fromSteps);
+  if (headers) Object.assign(all, headers);
+  const res = new Response(text, { status, headers: all });
   c.set('sentJson', { res, text: text ?? '' });
   return res;
 }
 
-export function jsonResponse(c: Context<SandboxEnv>, body: unknown, status: number, headers: Record<string, string> = {}): Response {
+export function jsonResponse(c: Context<SandboxEnv>, body: unknown, status: number, headers?: Record<string, string>): Response {
   return respond(c, JSON.stringify(body), status, headers);
 }
 
 /** A response without a body (204: no content type either). */
-export function emptyResponse(c: Context<SandboxEnv>, status: number, headers: Record<string, string> = {}): Response {
+export function emptyResponse(c: Context<SandboxEnv>, status: number, headers?: Record<string, string>): Response {
   return respond(c, null, status, headers);
 }
 

@@ -17,6 +17,8 @@ export interface Match {
 
 export class OperationRouter {
   private readonly routes: Route[] = [];
+  /** Templates without parameters, by path: most calls are answered by one map lookup. */
+  private readonly staticRoutes = new Map<string, Route>();
 
   constructor(operations: Operation[]) {
     const byPath = new Map<string, Route>();
@@ -31,6 +33,7 @@ export class OperationRouter {
     }
     // Most static segments first: the most specific template wins.
     this.routes.sort((a, b) => b.staticCount - a.staticCount);
+    for (const route of this.routes) if (route.staticCount === route.segments.length) this.staticRoutes.set(`/${route.segments.join('/')}`, route);
   }
 
   /**
@@ -39,15 +42,20 @@ export class OperationRouter {
    * 405 (Allow: GET) rather than an update of a buyer whose id is "payment-methods".
    */
   match(method: string, path: string): Match {
+    const exact = this.staticRoutes.get(path);
+    if (exact) return this.operationOf(exact, method, path, {});
     const segments = splitPath(path);
     for (const route of this.routes) {
       const params = matchSegments(route.segments, segments);
-      if (!params) continue;
-      const operation = route.byMethod.get(method);
-      if (operation) return { operation, params };
-      throw ApiError.methodNotAllowed(method, path, [...route.byMethod.keys()]);
+      if (params) return this.operationOf(route, method, path, params);
     }
     throw ApiError.notFound(`No operation is served at ${path}.`);
+  }
+
+  private operationOf(route: Route, method: string, path: string, params: Record<string, string>): Match {
+    const operation = route.byMethod.get(method);
+    if (operation) return { operation, params };
+    throw ApiError.methodNotAllowed(method, path, [...route.byMethod.keys()]);
   }
 }
 
@@ -74,6 +82,7 @@ function matchSegments(template: string[], actual: string[]): Record<string, str
 }
 
 function safeDecode(segment: string): string {
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {

@@ -5,6 +5,7 @@ import type { Principal } from '../http/env.js';
 import type { Namespace } from '../store/namespaces.js';
 import type { Operation } from '../spec/operations.js';
 import type { CollectionMap } from '../store/store.js';
+import type { RequestLifecycle } from './reports/scheduler.js';
 
 export interface HandlerContext {
   ns: Namespace;
@@ -20,6 +21,8 @@ export interface HandlerContext {
   headers: Record<string, any>;
   body: any;
   services: HandlerServices;
+  /** The report lifecycle this request's x-sandbox-scenario header asks for; null without one. */
+  requestLifecycle: RequestLifecycle | null;
 }
 
 /** Shared services some handlers need (signing keys and the like), built once at boot. */

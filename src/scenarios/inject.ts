@@ -6,7 +6,6 @@ import type { Context } from 'hono';
 import { ApiError } from '../http/api-error.js';
 import type { SandboxEnv } from '../http/env.js';
 import type { Step } from '../http/pipeline.js';
-import { withRequestLifecycle } from '../resources/reports/scheduler.js';
 import { SCENARIO_HEADER, answeringScenario, parseScenarioList, selectedLifecycle } from './match.js';
 import { parsePrefer } from './prefer.js';
 import { scenarioError } from './respond.js';
@@ -40,15 +39,9 @@ export function injectScenario(deps: InjectDeps): Step {
       const scenario = answeringScenario(catalog, names, operation.id);
       // Taken now, before any await: concurrent requests each get their own step.
       const taken = scenario ? state.take(merchantAccountId, scenario) : null;
-      const apply = () => (scenario && taken ? applyStep(c, scenario, taken) : undefined);
-      if (header === undefined) return apply();
       // The header's scenarios also decide the lifecycle of report executions made by this request.
-      const lifecycle = selectedLifecycle(catalog, names);
-      return (rest) => withRequestLifecycle(merchantAccountId, lifecycle, async () => {
-        const answered = await apply();
-        if (answered) return answered;
-        await rest();
-      });
+      if (header !== undefined) c.set('requestLifecycle', { merchantAccountId, plan: selectedLifecycle(catalog, names) });
+      return scenario && taken ? applyStep(c, scenario, taken) : undefined;
     },
     after(c) {
       const action = c.get('scenarioRewrite');

@@ -1,17 +1,29 @@
 import type { Address, BillingDetails, BuyerRecord } from '../../store/records.js';
 
-const ADDRESS_FIELDS = ['city', 'country', 'postal_code', 'state', 'state_code', 'house_number_or_name', 'line1', 'line2', 'organization'] as const;
+/** Every address field, in the API's order, null where absent. (Written out: lists serialize it per item.) */
+function addressOf(a: Partial<Address>): Address {
+  return {
+    city: a.city ?? null,
+    country: a.country ?? null,
+    postal_code: a.postal_code ?? null,
+    state: a.state ?? null,
+    state_code: a.state_code ?? null,
+    house_number_or_name: a.house_number_or_name ?? null,
+    line1: a.line1 ?? null,
+    line2: a.line2 ?? null,
+    organization: a.organization ?? null,
+  };
+}
 
 /** Every billing field present, null where it has no value (clients require them all). */
 export function normalizeBillingDetails(input: Partial<BillingDetails> | null | undefined): BillingDetails | null {
   if (!input) return null;
-  const address = input.address ? (Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, input.address?.[f] ?? null])) as unknown as Address) : null;
   return {
     first_name: input.first_name ?? null,
     last_name: input.last_name ?? null,
     email_address: input.email_address ?? null,
     phone_number: input.phone_number ?? null,
-    address,
+    address: input.address ? addressOf(input.address) : null,
     tax_id: input.tax_id ? { value: input.tax_id.value, kind: input.tax_id.kind } : null,
   };
 }
@@ -32,5 +44,5 @@ export function serializeBuyer(b: BuyerRecord) {
 
 /** A buyer nested in a gift card also carries its reconciliation id. */
 export function serializeNestedBuyer(b: BuyerRecord) {
-  return { ...serializeBuyer(b), reconciliation_id: b.reconciliation_id };
+  return Object.assign(serializeBuyer(b), { reconciliation_id: b.reconciliation_id });
 }

@@ -9,7 +9,7 @@ import { serializeExecution, serializeReport } from './serialize.js';
 
 export const reportHandlers: HandlerMap = {
   /** Records the calling key pair as creator and computes next_execution_at in the report's zone. */
-  createReport({ ns, db, body, merchantAccountId, principal, clock, now }) {
+  createReport({ ns, db, body, merchantAccountId, principal, clock, now, requestLifecycle }) {
     const timeZone: string = body.schedule_timezone ?? 'Etc/UTC';
     if (!isValidTimeZone(timeZone)) {
       throw ApiError.unprocessable([
@@ -38,12 +38,12 @@ export const reportHandlers: HandlerMap = {
     db.reports.insert(report);
     // A `once` report runs at creation: its execution exists when the response is sent. The response
     // still shows next_execution_at as computed (that run's instant); the stored report then has null.
-    catchUpReports(ns);
+    catchUpReports(ns, requestLifecycle);
     return { body: { ...serializeReport(db, report), next_execution_at: next === null ? null : new Date(next).toISOString() } };
   },
 
-  getReportExecution({ ns, db, params, merchantAccountId }) {
-    catchUpReports(ns); // real-time clock: due runs and statuses catch up on read
+  getReportExecution({ ns, db, params, merchantAccountId, requestLifecycle }) {
+    catchUpReports(ns, requestLifecycle); // real-time clock: due runs and statuses catch up on read
     const execution = findOwned(db.report_executions, params.report_execution_id, merchantAccountId, 'Report execution');
     return { body: serializeExecution(db, execution) };
   },

@@ -5,7 +5,6 @@
 //  - executions with a lifecycle plan get the status the plan gives at "now".
 // Runs that fell due before the namespace started (seeded fixtures, a data file loaded after a
 // pause) are skipped, not replayed: the sandbox runs what it was running for.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Namespace } from '../../store/namespaces.js';
 import type { ReportExecutionRecord, ReportRecord } from '../../store/records.js';
@@ -26,7 +25,12 @@ interface ReportClockState {
 }
 
 const states = new WeakMap<Namespace, ReportClockState>();
-const requestPlans = new AsyncLocalStorage<{ merchantAccountId: string; plan: LifecyclePlan | null }>();
+
+/** The lifecycle the x-sandbox-scenario header of one request asks for (null plan: the default). */
+export interface RequestLifecycle {
+  merchantAccountId: string;
+  plan: LifecyclePlan | null;
+}
 
 function stateOf(ns: Namespace): ReportClockState {
   let state = states.get(ns);
@@ -48,28 +52,25 @@ export function attachReportClock(ns: Namespace, resolvePlan: PlanResolver): voi
 }
 
 /**
- * Runs `fn` with a lifecycle plan for the executions created meanwhile in that merchant account
- * (the x-sandbox-scenario header of one request); null plan: the default lifecycle.
+ * The plan a new execution of that merchant account gets now: the request's own (its
+ * x-sandbox-scenario header), else the namespace's active scenarios', else the default.
  */
-export function withRequestLifecycle<T>(merchantAccountId: string, plan: LifecyclePlan | null, fn: () => T): T {
-  return requestPlans.run({ merchantAccountId, plan }, fn);
-}
-
-/** The plan a new execution of that merchant account gets now. */
-export function planForNewExecution(ns: Namespace, merchantAccountId: string): LifecyclePlan {
-  const request = requestPlans.getStore();
+function planForNewExecution(ns: Namespace, merchantAccountId: string, request: RequestLifecycle | null): LifecyclePlan {
   if (request && request.merchantAccountId === merchantAccountId) return request.plan ?? DEFAULT_LIFECYCLE;
   return stateOf(ns).resolvePlan(merchantAccountId) ?? DEFAULT_LIFECYCLE;
 }
 
-/** Brings schedules and execution statuses up to the namespace clock. */
-export function catchUpReports(ns: Namespace): void {
+/**
+ * Brings schedules and execution statuses up to the namespace clock. `request`: the lifecycle the
+ * calling request asked for, given to the executions it makes.
+ */
+export function catchUpReports(ns: Namespace, request: RequestLifecycle | null = null): void {
   const now = ns.clock.now();
-  runDueSchedules(ns, now);
+  runDueSchedules(ns, now, request);
   refreshExecutionStatuses(ns.store.collections, now);
 }
 
-function runDueSchedules(ns: Namespace, now: number): void {
+function runDueSchedules(ns: Namespace, now: number, request: RequestLifecycle | null): void {
   const state = stateOf(ns);
   // Moving the clock back moves the floor with it: runs from there on are run when reached.
   if (state.floorMs === null || now < state.floorMs) state.floorMs = now;
@@ -85,7 +86,7 @@ function runDueSchedules(ns: Namespace, now: number): void {
       next = followingExecutionAt(report.schedule, report.schedule_timezone, next);
     }
     for (const run of runs.slice(-MAX_RUNS_PER_CATCH_UP)) {
-      db.report_executions.insert(newExecution(report, run, planForNewExecution(ns, report.merchant_account_id)));
+      db.report_executions.insert(newExecution(report, run, planForNewExecution(ns, report.merchant_account_id, request)));
     }
     db.reports.update(report.id, { next_execution_at: next === null ? null : new Date(next).toISOString() });
   }
