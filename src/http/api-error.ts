@@ -37,14 +37,22 @@ export const ERROR_CODES: Record<number, string> = {
 };
 
 export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details: ErrorDetail[] = [],
-    readonly extra: { resource_id?: string; validation?: ValidationItem[]; headers?: Record<string, string> } = {},
-  ) {
+  readonly status: number;
+  readonly code: string;
+  readonly details: ErrorDetail[];
+  readonly extra: { resource_id?: string; validation?: ValidationItem[]; headers?: Record<string, string> };
+
+  constructor(status: number, code: string, message: string, details: ErrorDetail[] = [], extra: ApiError['extra'] = {}) {
+    // An ApiError is an answer, not a fault: it carries no stack trace, whose capture would cost
+    // more than the rest of an error answer (injected failures are answered thousands of times a second).
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
+    this.status = status;
+    this.code = code;
+    this.details = details;
+    this.extra = extra;
   }
 
   static badRequest(message: string, details: ErrorDetail[] = []) {

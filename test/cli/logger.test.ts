@@ -4,6 +4,8 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/logger.js';
 import { formatPrettyLine } from '../../src/logging/pretty.js';
+import { startSandbox } from '../../src/start.js';
+import { tokenFor } from '../support/sandbox.js';
 
 function capture(): { out: Writable; lines: () => string[] } {
   const chunks: string[] = [];
@@ -64,5 +66,37 @@ describe('formatPrettyLine', () => {
     const line = JSON.stringify({ level: 'error', time: '2026-01-02T03:04:05.678Z', msg: 'boom', err: { message: 'x', stack: 'Error: x\n    at f' } });
     expect(formatPrettyLine(line, false)).toBe('03:04:05.678 ERROR boom  \nError: x\n    at f\n');
     expect(formatPrettyLine('plain text', false)).toBe('plain text\n');
+  });
+});
+
+describe('request log lines by status', () => {
+  async function logsOf(level: 'warn' | 'debug', send: (url: string, auth: string) => Promise<Response>) {
+    const { out, lines } = capture();
+    const sandbox = await startSandbox({ logger: createLogger({ logLevel: level, logFormat: 'json' }, { out }) });
+    try {
+      const res = await send(sandbox.url, `Bearer ${await tokenFor()}`);
+      await res.arrayBuffer();
+      return { status: res.status, lines: lines().map((l) => JSON.parse(l)).filter((l) => l.method !== undefined) };
+    } finally {
+      await sandbox.close();
+    }
+  }
+  const injected = (url: string, auth: string) => fetch(`${url}/gift-cards`, { headers: { authorization: auth, 'x-sandbox-scenario': 'server-error' } });
+  const preferred = (url: string, auth: string) => fetch(`${url}/gift-cards`, { headers: { authorization: auth, prefer: 'code=500' } });
+
+  it('does not warn about a 5xx the tester asked for (scenario or Prefer: code=)', async () => {
+    for (const send of [injected, preferred]) {
+      const { status, lines } = await logsOf('warn', send);
+      expect(status).toBe(500);
+      expect(lines).toEqual([]);
+    }
+  });
+
+  it('still logs it at debug, with its status and request id', async () => {
+    const { status, lines } = await logsOf('debug', injected);
+    expect(status).toBe(500);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 'debug', method: 'GET', path: '/gift-cards', status: 500, operation: 'listGiftCards', namespace: 'default' });
+    expect(typeof lines[0].requestId).toBe('string');
   });
 });
