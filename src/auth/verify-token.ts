@@ -33,6 +33,11 @@ interface CacheEntry {
  */
 export class TokenCache {
   private entries = new Map<string, CacheEntry>();
+  /**
+   * The last token looked up, checked first: a client sends one token for many requests, and
+   * comparing two strings costs less than hashing a JWT-long key for the map on every request.
+   */
+  private last: { token: string; entry: CacheEntry } | null = null;
   constructor(private readonly max = 10_000) {}
 
   get size(): number {
@@ -40,23 +45,29 @@ export class TokenCache {
   }
 
   get(token: string): CacheEntry | undefined {
-    return this.entries.get(token);
+    if (this.last && this.last.token === token) return this.last.entry;
+    const entry = this.entries.get(token);
+    if (entry) this.last = { token, entry };
+    return entry;
   }
 
   set(token: string, entry: CacheEntry, nowSeconds: number): void {
     if (this.entries.size >= this.max) this.dropExpired(nowSeconds);
     if (this.entries.size >= this.max) this.entries.clear(); // all still valid: start over, never grow
     this.entries.set(token, entry);
+    this.last = null;
   }
 
   delete(token: string): void {
     this.entries.delete(token);
+    this.last = null;
   }
 
   private dropExpired(nowSeconds: number): void {
     for (const [token, entry] of this.entries) {
       if (isExpired(entry.claims, nowSeconds)) this.entries.delete(token);
     }
+    this.last = null;
   }
 }
 

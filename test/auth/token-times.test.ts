@@ -1,6 +1,7 @@
 // Token lifetime (exp/nbf with 30 s of skew, against a pinned wall clock), the verified-token cache
 // (never accepts what verification refuses) and last_used_at (sandbox clock).
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { TokenCache } from '../../src/auth/verify-token.js';
 import { mintToken } from '../../src/auth/mint-token.js';
 import { expectErrorBody, keyPem, startTestSandbox, tokenFor, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
 import { calls, createPair, pairRecord, privateKeyOf, signRaw, thumbprintOfPem } from './support.js';
@@ -139,5 +140,37 @@ describe('token times and the token cache', () => {
       expect((await calls.read(sb, bearer(await signRaw({ key: privateKeyOf('rsa'), alg: 'RS512', kid: adminKid })))).status).toBe(401);
       expect(pairRecord(sb, WELL_KNOWN.keyPairs.admin.id)!.last_used_at).toBe(before);
     });
+  });
+});
+
+describe('TokenCache', () => {
+  const entry = (pairId: string) => ({ kid: 'k', alg: 'ES512', pairId, publicKey: 'pk', claims: { exp: 2_000_000_000 }, scopes: [] });
+
+  it('answers a repeated token from its last lookup, and forgets it when the token is dropped', () => {
+    const cache = new TokenCache(10);
+    const a = entry('a');
+    const b = entry('b');
+    cache.set('token-a', a, 0);
+    cache.set('token-b', b, 0);
+    expect(cache.get('token-a')).toBe(a);
+    expect(cache.get('token-a')).toBe(a); // the last-lookup path
+    expect(cache.get('token-b')).toBe(b);
+    cache.delete('token-b');
+    expect(cache.get('token-b')).toBeUndefined();
+    expect(cache.get('token-a')).toBe(a);
+    cache.delete('token-a');
+    expect(cache.get('token-a')).toBeUndefined();
+    expect(cache.size).toBe(0);
+  });
+
+  it('never grows past its size, dropping expired tokens first', () => {
+    const cache = new TokenCache(2);
+    cache.set('old', { ...entry('o'), claims: { exp: 100 } }, 0);
+    cache.set('new', entry('n'), 0);
+    expect(cache.get('old')?.pairId).toBe('o');
+    cache.set('third', entry('t'), 1_000); // 'old' expired by then: dropped to make room
+    expect(cache.get('old')).toBeUndefined();
+    expect(cache.get('new')?.pairId).toBe('n');
+    expect(cache.size).toBe(2);
   });
 });
