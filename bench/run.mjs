@@ -99,13 +99,16 @@ async function measure(name, opts) {
   return row;
 }
 
+/** Autocannon requests walking `paths` in order, round and round. */
+function cycling(paths) {
+  let next = 0;
+  return [{ setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] }) }];
+}
+
 /** The bare server serializing the same gift card pages: how fast a 128 KB list answer can be at all. */
 function measureBaselineList(base) {
-  let page = 0;
-  return measure(`baseline GET /gift-cards?limit=100 (${base.pages} pages)`, {
-    url: base.url,
-    requests: [{ setupRequest: (req) => ({ ...req, path: `/gift-cards?limit=100&page=${page++ % base.pages}` }) }],
-  });
+  const paths = Array.from({ length: base.pages }, (_, page) => `/gift-cards?limit=100&page=${page}`);
+  return measure(`baseline GET /gift-cards?limit=100 (${base.pages} pages)`, { url: base.url, requests: cycling(paths) });
 }
 
 async function listPages(url, headers) {
@@ -130,11 +133,7 @@ async function sandboxCases(label, args, headers) {
     url: `${sb.url}/buyers/${buyer}`, method: 'PUT', headers: { ...headers, 'content-type': 'application/json' },
     body: JSON.stringify({ display_name: 'Bench Buyer', external_identifier: 'buyer-ext-0001' }),
   }));
-  let page = 0;
-  rows.push(await measure(`${label} GET /gift-cards?limit=100 (cursor walk, ${pages.length} pages)`, {
-    url: sb.url, headers,
-    requests: [{ setupRequest: (req) => ({ ...req, path: pages[page++ % pages.length] }) }],
-  }));
+  rows.push(await measure(`${label} GET /gift-cards?limit=100 (cursor walk, ${pages.length} pages)`, { url: sb.url, headers, requests: cycling(pages) }));
   if (!args.length) {
     rows.push(await measure(`${label} scenario-answered GET (x-sandbox-scenario: server-error)`, {
       url: `${sb.url}/gift-cards`, headers: { ...headers, 'x-sandbox-scenario': 'server-error' }, expectBody: undefined,

@@ -19,9 +19,9 @@ export interface SandboxEnv {
     receivedAt: number;
     /** The namespace clock when the request arrived, for its journal entry. */
     journalTimestamp: string;
-    /** A scenario step that rewrites the normal answer (override / merge), applied after it. */
     /** The report lifecycle the request's x-sandbox-scenario header selects (see scheduler.ts). */
     requestLifecycle: import('../resources/reports/scheduler.js').RequestLifecycle | undefined;
+    /** A scenario step that rewrites the normal answer (override / merge), applied after it. */
     scenarioRewrite: import('../scenarios/types.js').StepAction | undefined;
     ns: Namespace;
     operation: Operation;

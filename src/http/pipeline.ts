@@ -11,7 +11,7 @@ import type { SandboxEnv } from './env.js';
 
 type Ctx = Context<SandboxEnv>;
 
-/** Runs the rest of the pipeline inside the step (a delay, a context, CORS); may answer instead. */
+/** Runs the rest of the pipeline inside the step (CORS adds its headers after it); may answer instead. */
 export type Around = (rest: () => Promise<void>) => Promise<Response | void>;
 
 export interface Step {

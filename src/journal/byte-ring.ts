@@ -28,7 +28,7 @@ export class ByteRing {
 
   /** Room for `length` bytes at the newest end, dropping the oldest records as needed; returns where to write. */
   reserve(length: number): { buffer: Buffer; offset: number } {
-    if (this.buf.length < length || (this.buf.length < this.budgetBytes && !this.fitsWithoutDropping(length))) this.grow(length);
+    if (this.buf.length < length || (this.buf.length < this.budgetBytes && this.freeOffset(length) === null)) this.grow(length);
     const offset = this.placeFor(length);
     this.offsets.push(offset);
     this.lengths.push(length);
@@ -70,10 +70,6 @@ export class ByteRing {
       return length <= oldest ? 0 : null;
     }
     return this.tail + length <= oldest ? this.tail : null;
-  }
-
-  private fitsWithoutDropping(length: number): boolean {
-    return this.freeOffset(length) !== null;
   }
 
   private placeFor(length: number): number {

@@ -88,26 +88,32 @@ export const JOURNAL_BYTE_BUDGET = 16 * 1024 * 1024;
 // array, then the request body text, then the response body text.
 const PART_LENGTHS = 12;
 
+/** The entry's fields other than its bodies, in the order they are encoded (one list for both ways). */
+const FIELDS = [
+  'timestamp', 'namespace', 'method', 'path', 'url', 'headers', 'requestLength', 'requestContentType',
+  'status', 'responseLength', 'responseContentType', 'duration_ms', 'operation_id', 'scenario', 'request_id',
+] as const satisfies readonly (keyof RawJournalEntry)[];
+
 function encodeFields(raw: RawJournalEntry): string {
-  return JSON.stringify([
-    raw.timestamp, raw.namespace, raw.method, raw.path, raw.url, raw.headers, raw.requestLength ?? null, raw.requestContentType,
-    raw.status, raw.responseLength ?? null, raw.responseContentType, raw.duration_ms, raw.operation_id, raw.scenario, raw.request_id,
-  ]);
+  const values: unknown[] = [];
+  for (const field of FIELDS) values.push(raw[field] ?? null);
+  return JSON.stringify(values);
 }
 
 function decode(record: Buffer): RawJournalEntry {
   const fieldsEnd = PART_LENGTHS + record.readUInt32LE(0);
   const requestEnd = fieldsEnd + record.readUInt32LE(4);
   const responseEnd = requestEnd + record.readUInt32LE(8);
-  const [timestamp, namespace, method, path, url, headers, requestLength, requestContentType, status, responseLength, responseContentType, duration_ms, operation_id, scenario, request_id] =
-    JSON.parse(record.toString('utf8', PART_LENGTHS, fieldsEnd));
-  return {
-    timestamp, namespace, method, path, url, headers, requestContentType, status, responseContentType, duration_ms, operation_id, scenario, request_id,
+  const values: unknown[] = JSON.parse(record.toString('utf8', PART_LENGTHS, fieldsEnd));
+  const raw: Record<string, unknown> = {
     requestText: record.toString('utf8', fieldsEnd, requestEnd),
     responseText: record.toString('utf8', requestEnd, responseEnd),
-    ...(requestLength === null ? {} : { requestLength }),
-    ...(responseLength === null ? {} : { responseLength }),
   };
+  // The whole lengths are absent (not null) when a body was not cut.
+  FIELDS.forEach((field, i) => {
+    if (values[i] !== null || (field !== 'requestLength' && field !== 'responseLength')) raw[field] = values[i];
+  });
+  return raw as unknown as RawJournalEntry;
 }
 
 export class Journal {

@@ -31,16 +31,17 @@ export function recordInJournal(options: JournalOptions): Step {
 /** Synchronous when there is nothing to read (no request body, our own JSON answer): most GETs. */
 function record(c: Context<SandboxEnv>, options: JournalOptions): void | Promise<void> {
   const sent = sentJsonText(c);
-  if (sent !== undefined && !hasBody(c)) return keep(c, options, '', sent);
+  const withBody = hasBody(c);
+  if (sent !== undefined && !withBody) return keep(c, options, '', sent, sent);
   return Promise.all([
-    hasBody(c) ? readText(() => c.req.text()) : '',
+    withBody ? readText(() => c.req.text()) : '',
     sent ?? (c.res.body ? readText(() => c.res.clone().text()) : ''),
-  ]).then(([requestText, responseText]) => keep(c, options, requestText, responseText));
+  ]).then(([requestText, responseText]) => keep(c, options, requestText, responseText, sent));
 }
 
-function keep(c: Context<SandboxEnv>, options: JournalOptions, requestText: string, responseText: string): void {
+/** `sent`: the JSON text this sandbox answered with, undefined when the answer was made otherwise. */
+function keep(c: Context<SandboxEnv>, options: JournalOptions, requestText: string, responseText: string, sent: string | undefined): void {
   const ns = c.get('ns');
-  const sent = sentJsonText(c);
   // Kept bounded: one long body cannot crowd every other entry out of the journal's byte budget.
   const request = clip(requestText);
   const response = clip(responseText);

@@ -20,8 +20,7 @@ export function checkScenarioHeaders(deps: CheckHeadersDeps): Step {
     before(c) {
       const header = requestHeader(c, SCENARIO_HEADER);
       if (header !== undefined) checkScenarioNames(deps.scenarios, parseScenarioList(header), { location: 'header', pointer: `/${SCENARIO_HEADER}` });
-      const prefer = requestHeader(c, 'prefer');
-      const { code } = parsePrefer(prefer);
+      const { code } = parsePrefer(requestHeader(c, 'prefer'));
       if (code !== null) {
         const operation = operationOf(deps.api.router, c.req.method, c.req.path);
         // Unknown path or method: the operation matcher answers 404/405 next.
