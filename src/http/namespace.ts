@@ -11,11 +11,13 @@ const PREFIX = /^\/ns\/([^/]+)(\/.*)?$/;
 /** Hono's `getPath` with the namespace prefix removed, so routes see the API path. */
 export function pathWithoutNamespace(request: Request): string {
   const path = getPath(request);
+  if (!path.startsWith('/ns/')) return path; // most requests: no regular expression
   const match = PREFIX.exec(path);
   return match ? match[2] || '/' : path;
 }
 
 export function namespaceOfPath(path: string): string | null {
+  if (!path.startsWith('/ns/')) return null;
   const match = PREFIX.exec(path);
   if (!match) return null;
   try {

@@ -6,6 +6,8 @@ import { ApiError } from './api-error.js';
 
 interface Route {
   segments: string[];
+  /** The parameter name of each segment, null for a static one. */
+  paramNames: (string | null)[];
   staticCount: number;
   byMethod: Map<string, Operation>;
 }
@@ -16,24 +18,29 @@ export interface Match {
 }
 
 export class OperationRouter {
-  private readonly routes: Route[] = [];
   /** Templates without parameters, by path: most calls are answered by one map lookup. */
   private readonly staticRoutes = new Map<string, Route>();
+  /** Templates by their number of segments, most static segments first: the most specific wins. */
+  private readonly routesByLength = new Map<number, Route[]>();
 
   constructor(operations: Operation[]) {
     const byPath = new Map<string, Route>();
     for (const op of operations) {
       let route = byPath.get(op.path);
       if (!route) {
-        route = { segments: op.segments, staticCount: op.segments.filter((s) => !isParam(s)).length, byMethod: new Map() };
+        const paramNames = op.segments.map((s) => (isParam(s) ? s.slice(1, -1) : null));
+        route = { segments: op.segments, paramNames, staticCount: paramNames.filter((n) => n === null).length, byMethod: new Map() };
         byPath.set(op.path, route);
-        this.routes.push(route);
       }
       route.byMethod.set(op.method, op);
     }
-    // Most static segments first: the most specific template wins.
-    this.routes.sort((a, b) => b.staticCount - a.staticCount);
-    for (const route of this.routes) if (route.staticCount === route.segments.length) this.staticRoutes.set(`/${route.segments.join('/')}`, route);
+    const routes = [...byPath.values()].sort((a, b) => b.staticCount - a.staticCount);
+    for (const route of routes) {
+      if (route.staticCount === route.segments.length) this.staticRoutes.set(`/${route.segments.join('/')}`, route);
+      const sameLength = this.routesByLength.get(route.segments.length) ?? [];
+      sameLength.push(route);
+      this.routesByLength.set(route.segments.length, sameLength);
+    }
   }
 
   /**
@@ -45,8 +52,8 @@ export class OperationRouter {
     const exact = this.staticRoutes.get(path);
     if (exact) return this.operationOf(exact, method, path, {});
     const segments = splitPath(path);
-    for (const route of this.routes) {
-      const params = matchSegments(route.segments, segments);
+    for (const route of this.routesByLength.get(segments.length) ?? []) {
+      const params = matchSegments(route, segments);
       if (params) return this.operationOf(route, method, path, params);
     }
     throw ApiError.notFound(`No operation is served at ${path}.`);
@@ -66,17 +73,16 @@ function splitPath(path: string): string[] {
   return trimmed.split('/').slice(1);
 }
 
-function matchSegments(template: string[], actual: string[]): Record<string, string> | null {
-  if (template.length !== actual.length) return null;
+/** `actual` has as many segments as the route. */
+function matchSegments(route: Route, actual: string[]): Record<string, string> | null {
+  const { segments, paramNames } = route;
+  for (let i = 0; i < segments.length; i++) {
+    if (paramNames[i] === null ? segments[i] !== actual[i] : !actual[i]) return null;
+  }
   const params: Record<string, string> = {};
-  for (let i = 0; i < template.length; i++) {
-    const t = template[i];
-    if (isParam(t)) {
-      if (!actual[i]) return null;
-      params[t.slice(1, -1)] = safeDecode(actual[i]);
-    } else if (t !== actual[i]) {
-      return null;
-    }
+  for (let i = 0; i < segments.length; i++) {
+    const name = paramNames[i];
+    if (name !== null) params[name] = safeDecode(actual[i]);
   }
   return params;
 }

@@ -13,15 +13,16 @@ export function validate(): Step {
       const operation = c.get('operation');
       // A GET has no body to wait for: validated without a promise.
       if (!operation.hasBody) return check(c, operation, undefined, null);
-      return c.req.text().then(
-        (text) => readJsonBody(requestHeader(c, 'content-type') ?? null, text, operation.bodyRequired),
-      ).then(
-        (body) => check(c, operation, body, null),
-        (err) => {
+      return c.req.text().then((text) => {
+        let body: unknown;
+        try {
+          body = readJsonBody(requestHeader(c, 'content-type') ?? null, text, operation.bodyRequired);
+        } catch (err) {
           if (!(err instanceof ApiError) || err.status !== 400) throw err;
           return check(c, operation, undefined, err);
-        },
-      );
+        }
+        return check(c, operation, body, null);
+      });
     },
   };
 }
@@ -59,7 +60,7 @@ function queryOf(url: string): Record<string, unknown> {
   return query;
 }
 
-export async function readJsonBody(contentType: string | null, text: string, required: boolean): Promise<unknown> {
+export function readJsonBody(contentType: string | null, text: string, required: boolean): unknown {
   if (text.trim() === '') {
     if (required) throw ApiError.badRequest('A JSON request body is required.', [{ location: 'body', pointer: '', type: 'missing', message: 'Send a JSON object as the request body.' }]);
     return undefined;
@@ -77,7 +78,8 @@ export async function readJsonBody(contentType: string | null, text: string, req
       { location: 'body', pointer: '', type: 'json_invalid', message: `Invalid JSON: ${(err as Error).message}.` },
     ]);
   }
-  if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) {
+  // Each level of nesting takes two characters: a shorter text cannot nest too deep.
+  if (text.length > 2 * MAX_JSON_DEPTH && nestedDeeperThan(parsed, MAX_JSON_DEPTH)) {
     throw ApiError.badRequest(`The request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep; no operation needs that.`, [
       { location: 'body', pointer: '', type: 'json_too_deep', message: `Nest JSON at most ${MAX_JSON_DEPTH} levels deep.` },
     ]);

@@ -47,6 +47,11 @@ export interface RawJournalEntry {
   responseText: string;
   responseLength?: number;
   responseContentType: string | null;
+  /**
+   * Whether the response text may carry a private key (a generated key pair's answer, or an answer
+   * not made by the sandbox): only those are searched for one before being kept. Not stored.
+   */
+  responseMayHoldPrivateKey: boolean;
   duration_ms: number;
   operation_id: string | null;
   scenario: string | null;
@@ -146,7 +151,7 @@ export class Journal {
     this.seq++;
     if (this.capacity <= 0) return;
     // The one secret a response can carry (a generated private key) never waits in memory.
-    const responseText = raw.responseText.includes('"private_key"') ? redactText(raw.responseText) : raw.responseText;
+    const responseText = raw.responseMayHoldPrivateKey && raw.responseText.includes('"private_key"') ? redactText(raw.responseText) : raw.responseText;
     // A private key sent by mistake (say, as public_key) is dropped now too, not only when read.
     const requestText = raw.requestText.includes('PRIVATE KEY-----') ? redactText(raw.requestText) : raw.requestText;
     const fields = encodeFields(raw);

@@ -60,6 +60,9 @@ function keep(c: Context<SandboxEnv>, options: JournalOptions, requestText: stri
     responseLength: response.length,
     // Our own answers are JSON (or empty): reading c.res.headers would build a Headers object.
     responseContentType: sent !== undefined ? (sent ? 'application/json' : null) : c.res.headers.get('content-type'),
+    // Only a key pair's creation answers with a private key; an answer made elsewhere (a scenario's
+    // rewrite) is searched too, to be safe.
+    responseMayHoldPrivateKey: sent === undefined || (c.get('operation')?.answerMayHoldPrivateKey ?? false),
     duration_ms: Math.round((performance.now() - c.get('receivedAt')) * 1000) / 1000,
     operation_id: c.get('operation')?.id ?? null,
     scenario: c.get('scenario') ?? null,

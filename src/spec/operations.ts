@@ -17,6 +17,11 @@ export interface Operation {
   requiresAuth: boolean;
   successStatus: number;
   successHasBody: boolean;
+  /**
+   * The success answer's schema has a `private_key` (a generated key pair): the journal redacts such
+   * answers before keeping them, and need not search any other answer's text for one.
+   */
+  answerMayHoldPrivateKey: boolean;
   declaredStatuses: number[];
   hasBody: boolean;
   bodyRequired: boolean;
@@ -106,6 +111,7 @@ function buildOperation(compiler: SchemaCompiler, doc: OpenAPIV3_1.Document, met
     requiresAuth: security.length > 0,
     successStatus,
     successHasBody: Boolean(success?.content),
+    answerMayHoldPrivateKey: hasProperty(doc, success?.content?.['application/json']?.schema, 'private_key'),
     declaredStatuses: statuses.sort((a, b) => a - b),
     hasBody: Boolean(bodySchema),
     bodyRequired: Boolean(body?.required),
@@ -121,6 +127,22 @@ function deref<T>(doc: object, value: unknown): T {
     current = current.$ref.slice(2).split('/').reduce<any>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
   }
   return current as T;
+}
+
+/** Whether `name` is a property anywhere in the schema, following local $refs (each once). */
+function hasProperty(doc: object, schema: unknown, name: string): boolean {
+  const seen = new Set<unknown>();
+  const pending: unknown[] = [schema];
+  while (pending.length) {
+    let node = pending.pop() as Record<string, unknown> | null;
+    if (node && typeof node.$ref === 'string') node = deref(doc, node);
+    if (!node || typeof node !== 'object' || seen.has(node)) continue;
+    seen.add(node);
+    const properties = node.properties as Record<string, unknown> | undefined;
+    if (properties && Object.hasOwn(properties, name)) return true;
+    for (const child of Object.values(node)) if (child && typeof child === 'object') pending.push(child);
+  }
+  return false;
 }
 
 export interface RequestParts {

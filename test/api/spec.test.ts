@@ -51,6 +51,11 @@ describe('openapi.json', () => {
     }
   });
 
+  it('marks only the key pair creation as answering with a private key (the journal searches those answers alone)', () => {
+    const marked = spec.operations.filter((o) => o.answerMayHoldPrivateKey).map((o) => o.id);
+    expect(marked).toEqual(['createApiKeyPair']);
+  });
+
   it('gives every operation a security requirement with scopes, except Click to Pay with security: []', () => {
     for (const [path, item] of Object.entries(doc.paths ?? {})) {
       for (const [method, op] of Object.entries(item as Record<string, any>)) {
