@@ -30,6 +30,8 @@ export interface SandboxEnv {
     merchantAccountId: string;
     /** The parsed JSON body (undefined when none was sent). */
     body: unknown;
+    /** The request body's text once validation has read it: the journal keeps it without reading again. */
+    bodyText: string | undefined;
     query: Record<string, unknown>;
     headers: Record<string, unknown>;
     /** Headers for the response to carry, whoever writes it (set before the response exists). */

@@ -18,6 +18,11 @@ export function requestHeader(c: Context, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/** The request headers as a plain object with lower-case names, not to be changed. */
+export function requestHeaders(c: Context): Readonly<IncomingHeaders> {
+  return incomingHeaders(c) ?? Object.fromEntries(c.req.raw.headers);
+}
+
 /** The request headers as a plain object with lower-case names (a copy: validation may coerce it). */
 export function headerObject(c: Context): IncomingHeaders {
   const incoming = incomingHeaders(c);

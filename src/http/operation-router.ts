@@ -68,9 +68,18 @@ export class OperationRouter {
 
 const isParam = (segment: string) => segment.startsWith('{') && segment.endsWith('}');
 
+/** The segments after the leading '/', one trailing '/' ignored. */
 function splitPath(path: string): string[] {
-  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-  return trimmed.split('/').slice(1);
+  const end = path.length > 1 && path.endsWith('/') ? path.length - 1 : path.length;
+  const segments: string[] = [];
+  let start = 1;
+  // indexOf and slice: String.prototype.split costs several times as much on the request path.
+  for (let slash = path.indexOf('/', start); slash >= 0 && slash < end; slash = path.indexOf('/', start)) {
+    segments.push(path.slice(start, slash));
+    start = slash + 1;
+  }
+  segments.push(path.slice(start, end));
+  return segments;
 }
 
 /** `actual` has as many segments as the route. */

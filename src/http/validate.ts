@@ -14,6 +14,7 @@ export function validate(): Step {
       // A GET has no body to wait for: validated without a promise.
       if (!operation.hasBody) return check(c, operation, undefined, null);
       return c.req.text().then((text) => {
+        c.set('bodyText', text);
         let body: unknown;
         try {
           body = readJsonBody(requestHeader(c, 'content-type') ?? null, text, operation.bodyRequired);

@@ -38,7 +38,8 @@ export interface RawJournalEntry {
   method: string;
   path: string;
   url: string;
-  headers: Record<string, string | string[] | undefined>;
+  /** `name: value` lines, one a header (a repeated header on several lines); secrets already replaced. */
+  headerLines: string;
   /** At most MAX_BODY_CHARS: a longer body is kept as its prefix, with its whole length beside it. */
   requestText: string;
   requestLength?: number;
@@ -58,6 +59,19 @@ export interface RawJournalEntry {
   request_id: string;
 }
 
+/** The headers of `headerLines`: a header on several lines gets its values joined with ", ". */
+function headersOfLines(lines: string): Record<string, string> {
+  const headers: Record<string, string> = Object.create(null); // a header may be named __proto__
+  for (const line of lines.split('\n')) {
+    const colon = line.indexOf(': ');
+    if (colon < 0) continue;
+    const name = line.slice(0, colon);
+    const value = line.slice(colon + 2);
+    headers[name] = Object.hasOwn(headers, name) ? `${headers[name]}, ${value}` : value;
+  }
+  return headers;
+}
+
 function materialize(id: number, raw: RawJournalEntry): JournalEntry {
   return {
     id,
@@ -66,7 +80,7 @@ function materialize(id: number, raw: RawJournalEntry): JournalEntry {
     method: raw.method,
     path: raw.path,
     query: queryOf(raw.url),
-    headers: redactHeaders(raw.headers),
+    headers: redactHeaders(headersOfLines(raw.headerLines)),
     body: bodyOf(raw.requestText, raw.requestContentType, raw.requestLength),
     status: raw.status,
     response_body: bodyOf(raw.responseText, raw.responseContentType, raw.responseLength),
@@ -95,7 +109,7 @@ const PART_LENGTHS = 12;
 
 /** The entry's fields other than its bodies, in the order they are encoded (one list for both ways). */
 const FIELDS = [
-  'timestamp', 'namespace', 'method', 'path', 'url', 'headers', 'requestLength', 'requestContentType',
+  'timestamp', 'namespace', 'method', 'path', 'url', 'headerLines', 'requestLength', 'requestContentType',
   'status', 'responseLength', 'responseContentType', 'duration_ms', 'operation_id', 'scenario', 'request_id',
 ] as const satisfies readonly (keyof RawJournalEntry)[];
 

@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import type { SandboxEnv } from '../http/env.js';
 import type { Step } from '../http/pipeline.js';
-import { headerObject, requestHeader } from '../http/headers.js';
+import { requestHeader, requestHeaders } from '../http/headers.js';
 import { sentJsonText } from '../http/json-response.js';
 import { journalOf } from './journal.js';
 import { MAX_BODY_CHARS, REDACTED, SECRET_HEADERS } from './redact.js';
@@ -28,13 +28,15 @@ export function recordInJournal(options: JournalOptions): Step {
   };
 }
 
-/** Synchronous when there is nothing to read (no request body, our own JSON answer): most GETs. */
+/** Synchronous when there is nothing left to read (body read by validation or none, our own JSON answer): most calls. */
 function record(c: Context<SandboxEnv>, options: JournalOptions): void | Promise<void> {
   const sent = sentJsonText(c);
-  const withBody = hasBody(c);
-  if (sent !== undefined && !withBody) return keep(c, options, '', sent, sent);
+  // Validation has read the body of most requests that have one; others are read here.
+  const bodyText = c.get('bodyText');
+  const withBody = bodyText === undefined && hasBody(c);
+  if (sent !== undefined && !withBody) return keep(c, options, bodyText ?? '', sent, sent);
   return Promise.all([
-    withBody ? readText(() => c.req.text()) : '',
+    withBody ? readText(() => c.req.text()) : bodyText ?? '',
     sent ?? (c.res.body ? readText(() => c.res.clone().text()) : ''),
   ]).then(([requestText, responseText]) => keep(c, options, requestText, responseText, sent));
 }
@@ -51,7 +53,7 @@ function keep(c: Context<SandboxEnv>, options: JournalOptions, requestText: stri
     method: c.req.method,
     path: c.req.path,
     url: c.req.url,
-    headers: headersWithoutSecrets(c),
+    headerLines: headerLinesWithoutSecrets(c),
     requestText: request.text,
     requestLength: request.length,
     requestContentType: requestHeader(c, 'content-type') ?? null,
@@ -74,11 +76,22 @@ function clip(text: string): { text: string; length: number } {
   return { text: text.length > MAX_BODY_CHARS ? text.slice(0, MAX_BODY_CHARS) : text, length: text.length };
 }
 
-/** Secrets are dropped now, not only when the journal is read: a token need not wait in memory. */
-function headersWithoutSecrets(c: Context<SandboxEnv>): Record<string, string | string[] | undefined> {
-  const headers = headerObject(c);
-  for (const name of SECRET_HEADERS) if (headers[name] !== undefined) headers[name] = REDACTED;
-  return headers;
+/**
+ * The request headers as `name: value` lines (a header cannot hold a line break), secrets dropped
+ * now, not only when the journal is read: a token need not wait in memory. Lines rather than JSON:
+ * no copy of the header object, and nothing to escape.
+ */
+function headerLinesWithoutSecrets(c: Context<SandboxEnv>): string {
+  const headers = requestHeaders(c);
+  let lines = '';
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    if (SECRET_HEADERS.has(name)) lines += `${name}: ${REDACTED}\n`;
+    else if (typeof value === 'string') lines += `${name}: ${value}\n`;
+    else for (const each of value) lines += `${name}: ${each}\n`;
+  }
+  return lines;
 }
 
 function hasBody(c: Context<SandboxEnv>): boolean {

@@ -8,7 +8,7 @@ const SECRET_FIELDS = new Set(['private_key']);
 export const MAX_BODY_CHARS = 64 * 1024;
 
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = Object.create(null); // a header may be named __proto__
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
     const lower = name.toLowerCase();

@@ -4,8 +4,8 @@ import { MAX_BODY_CHARS } from '../../src/journal/record-request.js';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
 
 const entry = (path: string): RawJournalEntry => ({
-  timestamp: '2026-01-01T00:00:00.000Z', namespace: 'default', method: 'GET', path, url: `http://x${path}`, headers: {}, requestText: '',
-  requestContentType: null, status: 200, responseText: '', responseContentType: null, duration_ms: 1, operation_id: null, scenario: null, request_id: path,
+  timestamp: '2026-01-01T00:00:00.000Z', namespace: 'default', method: 'GET', path, url: `http://x${path}`, headerLines: '', requestText: '',
+  requestContentType: null, status: 200, responseText: '', responseContentType: null, responseMayHoldPrivateKey: false, duration_ms: 1, operation_id: null, scenario: null, request_id: path,
 });
 
 describe('journal bounds', () => {

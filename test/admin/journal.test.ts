@@ -1,5 +1,11 @@
+import { request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, startTestSandbox, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
+
+function listen(server: Server): Promise<AddressInfo> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address() as AddressInfo)));
+}
 
 describe('request journal', () => {
   let sb: TestSandbox;
@@ -71,6 +77,40 @@ describe('request journal', () => {
     const [entry] = (await journal('j4')).body.items;
     expect(entry.headers['x-sandbox-admin-token']).toBe('[redacted]');
     expect(JSON.stringify(entry)).not.toContain('hunter2');
+  });
+
+  it('keeps every header as sent: repeats joined, colons, quotes, Latin-1 and empty values intact', async () => {
+    // Raw Node request: supertest cannot repeat a header.
+    const { port } = sb.server.listening ? (sb.server.address() as AddressInfo) : await listen(sb.server);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({
+        port, host: '127.0.0.1', method: 'GET', path: '/ns/jh/card-scheme-definitions',
+        headers: [
+          'Host', `127.0.0.1:${port}`, // the array form adds no Host of its own
+          'Authorization', sb.auth,
+          'X-Multi', 'first', 'x-multi', 'second: with a colon',
+          'x-quoted', 'say "hi" \\ back',
+          'x-latin', 'caf\u00e9',
+          'x-empty', '',
+        ],
+      }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(200);
+    const [entry] = (await journal('jh')).body.items;
+    expect(entry.headers).toEqual({
+      host: `127.0.0.1:${port}`,
+      authorization: '[redacted]',
+      'x-multi': 'first, second: with a colon',
+      'x-quoted': 'say "hi" \\ back',
+      'x-latin': 'caf\u00e9',
+      'x-empty': '',
+      connection: 'keep-alive',
+    });
   });
 
   it('filters by method, path, operation_id and status, and counts', async () => {
