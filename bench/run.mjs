@@ -2,6 +2,11 @@
 // Pins servers to CPU 0 and this load generator to CPU 1 where taskset exists; warms up, then
 // measures each case for a fixed time at 50 connections; prints a table and writes
 // bench/results/latest.json. Targets only 127.0.0.1 and stops by itself.
+//
+// Servers compared with each other run side by side and take turns: each case's time is cut into
+// BENCH_SLICES slices, run in rotation (baseline, sandbox, baseline, ...), so a change in the
+// machine's load during the run touches both sides of a ratio alike. Every server gets the same
+// requests, headers included.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +20,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = 50;
 const SCALE = Number(process.env.BENCH_SCALE ?? 100_000);
+const SLICES = Number(process.env.BENCH_SLICES ?? 5);
 const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
 
 // The load generator runs on CPU 1; each server is started on CPU 0.
@@ -84,31 +90,37 @@ function load(opts) {
   });
 }
 
-async function measure(name, opts) {
-  await load({ ...opts, duration: WARMUP });
-  const r = await load({ ...opts, duration: SECONDS });
+const sum = (values) => values.reduce((a, b) => a + b, 0);
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** One row from the slices of a case: req/s over all of them, the median p50, the highest p99. */
+function rowOf(name, runs) {
   const row = {
     case: name,
-    req_per_s: Math.round(r.requests.average),
-    p50_ms: r.latency.p50,
-    p99_ms: r.latency.p99,
-    errors: r.errors + r.timeouts,
-    non_2xx: r.non2xx,
+    req_per_s: Math.round(sum(runs.map((r) => r.requests.total)) / sum(runs.map((r) => r.duration))),
+    p50_ms: median(runs.map((r) => r.latency.p50)),
+    p99_ms: Math.max(...runs.map((r) => r.latency.p99)),
+    errors: sum(runs.map((r) => r.errors + r.timeouts)),
+    non_2xx: sum(runs.map((r) => r.non2xx)),
   };
   console.error(`  ${name}: ${row.req_per_s} req/s, p99 ${row.p99_ms} ms`);
   return row;
+}
+
+/** Each entry ({name, opts}) warms up, then all take turns for SLICES slices of the case's time. */
+async function sideBySide(entries) {
+  for (const entry of entries) await load({ ...entry.opts, duration: WARMUP });
+  const runs = entries.map(() => []);
+  for (let slice = 0; slice < SLICES; slice++) {
+    for (const [i, entry] of entries.entries()) runs[i].push(await load({ ...entry.opts, duration: SECONDS / SLICES }));
+  }
+  return entries.map((entry, i) => rowOf(entry.name, runs[i]));
 }
 
 /** Autocannon requests walking `paths` in order, round and round. */
 function cycling(paths) {
   let next = 0;
   return [{ setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] }) }];
-}
-
-/** The bare server serializing the same gift card pages: how fast a 128 KB list answer can be at all. */
-function measureBaselineList(base) {
-  const paths = Array.from({ length: base.pages }, (_, page) => `/gift-cards?limit=100&page=${page}`);
-  return measure(`baseline GET /gift-cards?limit=100 (${base.pages} pages)`, { url: base.url, requests: cycling(paths) });
 }
 
 async function listPages(url, headers) {
@@ -122,69 +134,95 @@ async function listPages(url, headers) {
   }
 }
 
-async function sandboxCases(label, args, headers) {
+const BUYER = 'b0000000-0000-4000-8000-000000000001';
+const PUT_BODY = JSON.stringify({ display_name: 'Bench Buyer', external_identifier: 'buyer-ext-0001' });
+
+/** The three measured requests against a server (a sandbox, or the baseline with its page paths). */
+function casesOf(server, headers, listPaths) {
+  return {
+    get: { url: `${server.url}/card-scheme-definitions`, headers },
+    put: { url: `${server.url}/buyers/${BUYER}`, method: 'PUT', headers: { ...headers, 'content-type': 'application/json' }, body: PUT_BODY },
+    list: { url: server.url, headers, requests: cycling(listPaths) },
+  };
+}
+
+const CASE_NAMES = { get: 'GET /card-scheme-definitions', put: 'PUT /buyers/{id}', list: 'GET /gift-cards?limit=100' };
+
+/** A sandbox child with its cases ready: started, timed to its first 200, its list pages walked once. */
+async function startSandboxChild(label, args, headers) {
   const sb = await startChild('server.mjs', args);
   const startup = await timeToFirst200(sb.url, sb.started, headers);
-  const buyer = 'b0000000-0000-4000-8000-000000000001';
   const pages = await listPages(sb.url, headers);
-  const rows = [];
-  rows.push(await measure(`${label} GET /card-scheme-definitions`, { url: `${sb.url}/card-scheme-definitions`, headers }));
-  rows.push(await measure(`${label} PUT /buyers/{id}`, {
-    url: `${sb.url}/buyers/${buyer}`, method: 'PUT', headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify({ display_name: 'Bench Buyer', external_identifier: 'buyer-ext-0001' }),
-  }));
-  rows.push(await measure(`${label} GET /gift-cards?limit=100 (cursor walk, ${pages.length} pages)`, { url: sb.url, headers, requests: cycling(pages) }));
-  if (!args.length) {
-    rows.push(await measure(`${label} scenario-answered GET (x-sandbox-scenario: server-error)`, {
-      url: `${sb.url}/gift-cards`, headers: { ...headers, 'x-sandbox-scenario': 'server-error' }, expectBody: undefined,
-    }));
-  }
-  const rss = rssMb(sb.child.pid);
-  await stopChild(sb.child);
-  return { rows, startup_ms: Math.round(startup), rss_mb: Math.round(rss) };
+  return { ...sb, label, startup_ms: Math.round(startup), pages: pages.length, cases: casesOf(sb, headers, pages) };
 }
 
 const token = await mintToken({ privateKeyPem: readFileSync(join(here, '../fixtures/keys/admin.pem'), 'utf8'), ttlSeconds: 3600 });
 const headers = { authorization: `Bearer ${token}` };
 
-console.error(`bench: ${SECONDS}s per case after ${WARMUP}s warm-up, ${CONNECTIONS} connections, taskset ${hasTaskset ? 'on' : 'off'}`);
-const base = await startChild('baseline.mjs');
-const baseline = [
-  await measure('baseline GET', { url: `${base.url}/card-scheme-definitions` }),
-  await measure('baseline PUT', {
-    url: `${base.url}/buyers/b0000000-0000-4000-8000-000000000001`, method: 'PUT', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ display_name: 'Bench Buyer', external_identifier: 'buyer-ext-0001' }),
-  }),
-  await measureBaselineList(base),
-];
-await stopChild(base.child);
+console.error(`bench: ${SECONDS}s per case in ${SLICES} slices taken in turns, after ${WARMUP}s warm-up; ${CONNECTIONS} connections, taskset ${hasTaskset ? 'on' : 'off'}`);
 
 const startups = [];
 for (let i = 0; i < 5; i++) startups.push(await cliStartup(headers));
 const startupMs = startups.sort((a, b) => a - b)[2]; // the median of five cold starts
 console.error(`  start-up to first 200 (CLI, median of 5): ${startupMs} ms`);
-const fixtures = await sandboxCases('default', [], headers);
-const memory = await sandboxCases(`scale ${SCALE} memory`, ['--scale', String(SCALE)], headers);
-const dir = mkdtempSync(join(tmpdir(), 'sandbox-bench-'));
-const file = await sandboxCases(`scale ${SCALE} file`, ['--scale', String(SCALE), '--data', join(dir, 'state.json')], headers);
-rmSync(dir, { recursive: true, force: true });
 
-const [bGet, bPut, bList] = baseline;
+// The sandbox on its default fixtures beside the bare baseline, which gets the same requests
+// (its Authorization header included) and serves the same gift card pages.
+const base = await startChild('baseline.mjs');
+const fixtures = await startSandboxChild('default', [], headers);
+const baseCases = casesOf(base, headers, Array.from({ length: base.pages }, (_, page) => `/gift-cards?limit=100&page=${page}`));
+const pairs = {};
+for (const key of ['get', 'put', 'list']) {
+  pairs[key] = await sideBySide([
+    { name: `baseline ${CASE_NAMES[key]}${key === 'list' ? ` (the same ${base.pages} pages)` : ''}`, opts: baseCases[key] },
+    { name: `default ${CASE_NAMES[key]}${key === 'list' ? ` (cursor walk, ${fixtures.pages} pages)` : ''}`, opts: fixtures.cases[key] },
+  ]);
+}
+await stopChild(base.child);
+const [scenario] = await sideBySide([{
+  name: 'default scenario-answered GET (x-sandbox-scenario: server-error)',
+  opts: { url: `${fixtures.url}/gift-cards`, headers: { ...headers, 'x-sandbox-scenario': 'server-error' } },
+}]);
+const rssDefault = Math.round(rssMb(fixtures.child.pid));
+
+// Each scaled store beside the default sandbox, case by case: the ratio is the scaled one's cost.
+async function scaleCases(label, args) {
+  const sb = await startSandboxChild(label, args, headers);
+  const rows = {};
+  for (const key of ['get', 'put', 'list']) {
+    rows[key] = await sideBySide([
+      { name: `default ${CASE_NAMES[key]} (beside ${label})`, opts: fixtures.cases[key] },
+      { name: `${label} ${CASE_NAMES[key]}${key === 'list' ? ` (cursor walk, ${sb.pages} pages)` : ''}`, opts: sb.cases[key] },
+    ]);
+  }
+  const rss = Math.round(rssMb(sb.child.pid));
+  await stopChild(sb.child);
+  return { rows, startup_ms: sb.startup_ms, rss_mb: rss };
+}
+const memory = await scaleCases(`scale ${SCALE} memory`, ['--scale', String(SCALE)]);
+const dir = mkdtempSync(join(tmpdir(), 'sandbox-bench-'));
+const file = await scaleCases(`scale ${SCALE} file`, ['--scale', String(SCALE), '--data', join(dir, 'state.json')]);
+rmSync(dir, { recursive: true, force: true });
+await stopChild(fixtures.child);
+
 const ratio = (a, b) => Math.round((a / b) * 100) / 100;
-const [get, put, list] = fixtures.rows;
+const [bGet, get] = pairs.get;
+const [bPut, put] = pairs.put;
+const [bList, list] = pairs.list;
 const targets = {
   get_vs_baseline: { value: ratio(get.req_per_s, bGet.req_per_s), target: '>= 0.6' },
   put_vs_baseline: { value: ratio(put.req_per_s, bPut.req_per_s), target: '>= 0.5' },
-  p99_ms_max: { value: Math.max(...fixtures.rows.map((r) => r.p99_ms)), target: '< 10' },
+  p99_ms_max: { value: Math.max(get.p99_ms, put.p99_ms, list.p99_ms, scenario.p99_ms), target: '< 10' },
   p99_ms_get_put: { value: Math.max(get.p99_ms, put.p99_ms), target: '< 10' },
   list_vs_baseline_list: { value: ratio(list.req_per_s, bList.req_per_s), target: 'for information' },
   startup_ms: { value: startupMs, target: '< 500' },
-  rss_mb_after_load: { value: fixtures.rss_mb, target: '< 150' },
+  rss_mb_after_load: { value: rssDefault, target: '< 150' },
 };
 for (const [label, run] of [['memory', memory], ['file', file]]) {
-  run.rows.forEach((row, i) => {
-    targets[`scale_${label}_${['get', 'put', 'list'][i]}_vs_default`] = { value: ratio(row.req_per_s, fixtures.rows[i].req_per_s), target: '>= 0.8' };
-  });
+  for (const key of ['get', 'put', 'list']) {
+    const [beside, scaled] = run.rows[key];
+    targets[`scale_${label}_${key}_vs_default`] = { value: ratio(scaled.req_per_s, beside.req_per_s), target: '>= 0.8' };
+  }
 }
 const pass = (t) => {
   const [op, n] = t.target.split(' ');
@@ -192,19 +230,23 @@ const pass = (t) => {
   return op === '>=' ? t.value >= Number(n) : t.value < Number(n);
 };
 
-const rows = [...baseline, ...fixtures.rows, ...memory.rows, ...file.rows].map((r) => {
-  const b = r.case.includes('PUT') ? bPut : r.case.includes('gift-cards') ? bList : bGet;
-  return { ...r, ratio_to_baseline: ratio(r.req_per_s, b.req_per_s) };
-});
-console.log('\n| case | req/s | p50 ms | p99 ms | errors | non-2xx | ratio to baseline |\n|---|---|---|---|---|---|---|');
-for (const r of rows) console.log(`| ${r.case} | ${r.req_per_s} | ${r.p50_ms} | ${r.p99_ms} | ${r.errors} | ${r.non_2xx} | ${r.ratio_to_baseline} |`);
-console.log(`\nstart-up to first 200: ${startupMs} ms (the CLI, median of 5: ${startups.join(', ')}; scale memory ${memory.startup_ms} ms, scale file ${file.startup_ms} ms, which include building the scaled store); RSS after load: ${fixtures.rss_mb} MB (scale memory ${memory.rss_mb} MB, scale file ${file.rss_mb} MB)`);
+// Each measured row with what it is compared with: the baseline, or the default sandbox beside it.
+const compared = (row, against) => ({ ...row, compared_with: against?.case ?? null, ratio: against ? ratio(row.req_per_s, against.req_per_s) : null });
+const rows = [
+  ...['get', 'put', 'list'].flatMap((key) => [compared(pairs[key][0]), compared(pairs[key][1], pairs[key][0])]),
+  compared(scenario),
+  ...[memory, file].flatMap((run) => ['get', 'put', 'list'].flatMap((key) => [compared(run.rows[key][0]), compared(run.rows[key][1], run.rows[key][0])])),
+];
+console.log('\n| case | req/s | p50 ms | p99 ms | errors | non-2xx | ratio to the row above it |\n|---|---|---|---|---|---|---|');
+for (const r of rows) console.log(`| ${r.case} | ${r.req_per_s} | ${r.p50_ms} | ${r.p99_ms} | ${r.errors} | ${r.non_2xx} | ${r.ratio ?? ''} |`);
+console.log(`\nreq/s over all slices; p50 the median of the slices, p99 the highest.`);
+console.log(`start-up to first 200: ${startupMs} ms (the CLI, median of 5: ${startups.join(', ')}; scale memory ${memory.startup_ms} ms, scale file ${file.startup_ms} ms, which include building the scaled store); RSS after load: ${rssDefault} MB (scale memory ${memory.rss_mb} MB, scale file ${file.rss_mb} MB)`);
 console.log('\n| target | value | wanted | met |\n|---|---|---|---|');
 for (const [name, t] of Object.entries(targets)) console.log(`| ${name} | ${t.value} | ${t.target} | ${pass(t) === null ? '-' : pass(t) ? 'yes' : 'NO'} |`);
 
 writeFileSync(join(here, 'results/latest.json'), `${JSON.stringify({
-  date: new Date().toISOString(), node: process.version, seconds: SECONDS, warmup_seconds: WARMUP, connections: CONNECTIONS, taskset: hasTaskset, scale: SCALE,
+  date: new Date().toISOString(), node: process.version, seconds: SECONDS, slices: SLICES, warmup_seconds: WARMUP, connections: CONNECTIONS, taskset: hasTaskset, scale: SCALE,
   rows, startup_ms: { cli_median: startupMs, cli_runs: startups, default: fixtures.startup_ms, scale_memory: memory.startup_ms, scale_file: file.startup_ms },
-  rss_mb: { default: fixtures.rss_mb, scale_memory: memory.rss_mb, scale_file: file.rss_mb },
+  rss_mb: { default: rssDefault, scale_memory: memory.rss_mb, scale_file: file.rss_mb },
   targets: Object.fromEntries(Object.entries(targets).map(([k, t]) => [k, { ...t, met: pass(t) }])),
 }, null, 2)}\n`);
