@@ -70,7 +70,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const config = defaultConfig(overrides);
   assertSafeExposure(config); //                              no open control API off loopback
   const logger = options.logger ?? createLogger(config); //   secrets censored, format from config
-  const api = serveSpec(indexSpec(loadSpec(), 'openapi.json'), apiHandlers(`payments-sandbox-cursor-${config.seed}`), 'openapi.json');
+  const api = serveSpec(indexSpec(loadSpec(), 'openapi.json', [], { lazy: true }), apiHandlers(`payments-sandbox-cursor-${config.seed}`), 'openapi.json');
   const adminDoc = loadSpec(join(packageRoot(), 'openapi.admin.json'));
   const admin = serveSpec(indexSpec(adminDoc, 'openapi.admin.json', [api.spec], { lazy: true }), adminHandlers, 'openapi.admin.json');
   const scenarios = loadScenarios(config.scenariosDir, api.spec); // a bad file fails boot, naming file and path

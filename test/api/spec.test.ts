@@ -51,6 +51,13 @@ describe('openapi.json', () => {
     }
   });
 
+  it('compiles every request validator (the sandbox compiles them on first use, so a broken schema must fail here)', () => {
+    const lazy = indexSpec(doc, 'openapi.json', [], { lazy: true });
+    const compiled = lazy.operations.flatMap((op) => Object.entries(op.validators).map(([location, validate]) => [op.id, location, typeof validate]));
+    expect(compiled.length).toBeGreaterThan(19);
+    for (const [id, location, type] of compiled) expect(type, `${id} ${location}`).toBe('function');
+  });
+
   it('marks only the key pair creation as answering with a private key (the journal searches those answers alone)', () => {
     const marked = spec.operations.filter((o) => o.answerMayHoldPrivateKey).map((o) => o.id);
     expect(marked).toEqual(['createApiKeyPair']);
