@@ -9,7 +9,7 @@ import type { Operation } from '../spec/operations.js';
 import type { Namespace } from '../store/namespaces.js';
 import type { CollectionMap } from '../store/store.js';
 import type { Principal, SandboxEnv } from './env.js';
-import { emptyResponse, jsonResponse } from './json-response.js';
+import { emptyResponse, jsonResponse, jsonTextResponse } from './json-response.js';
 import type { Answer } from './pipeline.js';
 import { SelfCheckError, problemWithAnswer } from './response-check.js';
 
@@ -73,9 +73,10 @@ export function writeResult(c: Context<SandboxEnv>, result: HandlerResult, valid
   const operation = c.get('operation');
   const status = result.status ?? operation.successStatus;
   if (validateResponses) {
-    const problem = problemWithAnswer(operation, status, result.body);
+    const problem = problemWithAnswer(operation, status, result.json !== undefined ? JSON.parse(result.json) : result.body);
     if (problem) throw new SelfCheckError(problem);
   }
+  if (result.json !== undefined) return jsonTextResponse(c, result.json, status, result.headers);
   if (status === 204 || result.body === undefined) return emptyResponse(c, status, result.headers);
   return jsonResponse(c, result.body, status, result.headers);
 }

@@ -35,6 +35,8 @@ export interface HandlerResult {
   /** Defaults to the operation's success status from openapi.json. */
   status?: number;
   body?: unknown;
+  /** The body as JSON text already, instead of `body` (a list joined from kept record texts). */
+  json?: string;
   headers?: Record<string, string>;
 }
 

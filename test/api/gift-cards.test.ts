@@ -174,4 +174,65 @@ describe('GET /gift-cards', () => {
     const foreignBuyer = await list(`?buyer_id=${WELL_KNOWN.buyers.merchantTwo.id}`);
     expect(foreignBuyer.body.items).toEqual([]);
   });
+
+  describe('kept card texts (each card is serialized once, until a collection it shows changes)', () => {
+    const CARD = WELL_KNOWN.giftCards.default.id;
+    const SERVICE = WELL_KNOWN.giftCardServices.default.id;
+    const records = (path: string, ns = 'default') => `/ns/${ns}/_sandbox/records/${path}`;
+    const cardIn = async (ns = 'default') => {
+      const res = await sb.http.get(`/ns/${ns}/gift-cards?buyer_id=${JANE.id}&limit=100`).set('authorization', sb.auth);
+      expectJson(res, 200);
+      return res.body.items.find((c: any) => c.id === CARD);
+    };
+
+    it('shows a change to the card, its buyer or its gift card service on the next call', async () => {
+      const before = await cardIn();
+      expect([before.usage_count, before.buyer.display_name, before.gift_card_service.display_name]).toEqual([before.usage_count, 'Jane Doe', 'Qwikcilver']);
+
+      const renamed = await sb.http.put(`/buyers/${JANE.id}`).set('authorization', sb.auth).send({ display_name: 'Jane Renamed' });
+      expect(renamed.status).toBe(200);
+      const afterBuyer = await cardIn();
+      expect(afterBuyer.buyer).toEqual({ ...renamed.body, reconciliation_id: before.buyer.reconciliation_id });
+      expect(afterBuyer.buyer).toEqual({ ...before.buyer, display_name: 'Jane Renamed', updated_at: renamed.body.updated_at });
+
+      expect((await sb.http.patch(records(`gift_cards/${CARD}`)).send({ usage_count: before.usage_count + 5, cit_usage_count: 0 })).status).toBe(200);
+      const afterCard = await cardIn();
+      expect([afterCard.usage_count, afterCard.cit_usage_count]).toEqual([before.usage_count + 5, 0]);
+
+      expect((await sb.http.patch(records(`gift_card_services/${SERVICE}`)).send({ display_name: 'Renamed Service' })).status).toBe(200);
+      expect((await cardIn()).gift_card_service).toEqual({ ...before.gift_card_service, display_name: 'Renamed Service' });
+
+      // Everything else as the card was (the records API stamps updated_at).
+      expect(await cardIn()).toEqual({
+        ...before,
+        updated_at: afterCard.updated_at,
+        usage_count: before.usage_count + 5,
+        cit_usage_count: 0,
+        gift_card_service: { ...before.gift_card_service, display_name: 'Renamed Service' },
+        buyer: afterBuyer.buyer,
+      });
+    });
+
+    it('leaves no trace of a kept text in the stored record, its JSON or its copies', async () => {
+      const stored = store(sb).gift_cards.get(CARD)!;
+      const before = JSON.stringify(stored);
+      await cardIn();
+      expect(JSON.stringify(stored)).toBe(before);
+      expect(Object.getOwnPropertySymbols({ ...stored })).toEqual([]);
+      expect(Object.getOwnPropertySymbols(structuredClone(stored))).toEqual([]);
+      const raw = await sb.http.get(`/_sandbox/records/gift_cards/${CARD}?shape=stored`);
+      expect(raw.body).toEqual(JSON.parse(before));
+    });
+
+    it('shows the fixtures again after a reset, and keeps each namespace to its own records', async () => {
+      const original = await cardIn();
+      await cardIn('texts-b');
+      expect((await sb.http.put(`/ns/texts-a/buyers/${JANE.id}`).set('authorization', sb.auth).send({ display_name: 'Only In A' })).status).toBe(200);
+      expect((await cardIn('texts-a')).buyer.display_name).toBe('Only In A');
+      expect(await cardIn('texts-b')).toEqual(original);
+      expect(await cardIn()).toEqual(original);
+      expect((await sb.http.post('/ns/texts-a/_sandbox/reset')).status).toBe(200);
+      expect(await cardIn('texts-a')).toEqual(original);
+    });
+  });
 });

@@ -1,5 +1,6 @@
 import type { GiftCardRecord } from '../../store/records.js';
 import { compareStrings } from '../compare.js';
+import { RecordJson } from '../record-json.js';
 import type { HandlerContext, HandlerMap } from '../types.js';
 import { CursorCodec, type CursorKey } from './cursor.js';
 import { serializeGiftCard } from './serialize.js';
@@ -10,6 +11,8 @@ export function giftCardOrder(a: { created_at: string; id: string }, b: { create
 }
 
 export function giftCardHandlers(cursors: CursorCodec): HandlerMap {
+  // A card's text embeds its buyer and its gift card service: a change to any of them renews it.
+  const cardJson = new RecordJson<GiftCardRecord>(serializeGiftCard, (db) => [db.gift_cards, db.buyers, db.gift_card_services]);
   return {
     listGiftCards(ctx) {
       const { query, merchantAccountId } = ctx;
@@ -31,14 +34,11 @@ export function giftCardHandlers(cursors: CursorCodec): HandlerMap {
       const page = rows.slice(start, end);
       const cursorAt = (direction: CursorKey['direction'], row: GiftCardRecord) =>
         cursors.encode({ direction, created_at: row.created_at, id: row.id, merchant_account_id: merchantAccountId });
-      return {
-        body: {
-          items: page.map((card) => serializeGiftCard(ctx.db, card)),
-          limit,
-          next_cursor: end < rows.length && page.length ? cursorAt('next', page[page.length - 1]) : null,
-          previous_cursor: start > 0 && page.length ? cursorAt('previous', page[0]) : null,
-        },
-      };
+      const nextCursor = end < rows.length && page.length ? cursorAt('next', page[page.length - 1]) : null;
+      const previousCursor = start > 0 && page.length ? cursorAt('previous', page[0]) : null;
+      // The body {items, limit, next_cursor, previous_cursor}, written as text around the kept card texts.
+      const rest = `,"limit":${JSON.stringify(limit)},"next_cursor":${JSON.stringify(nextCursor)},"previous_cursor":${JSON.stringify(previousCursor)}}`;
+      return { json: cardJson.arrayText(ctx.db, page, '{"items":', rest) };
     },
   };
 }
