@@ -26,6 +26,8 @@ export interface RecordShape {
   serialize?: (db: CollectionMap, record: any) => unknown;
   /** Has a `merchant_account_id` (defaults to `default` on create; filterable). */
   merchantScoped: boolean;
+  /** Has created_at and updated_at, stamped on create and update (all kinds but card scheme definitions). */
+  timestamps?: false;
   /** Values for fields left out of a created record. */
   defaults?: () => Record<string, unknown>;
   /** Fields that must name an existing record (array fields: every item). */
@@ -90,7 +92,7 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
   vault_forward_authentications: owned('VaultForwardAuthenticationRecord', 'vault-forward-config-authentication', {
     references: [['config_id', 'vault_forward_configs']],
   }),
-  card_scheme_definitions: { schema: 'CardSchemeDefinitionRecord', type: 'card-scheme-definition', merchantScoped: false },
+  card_scheme_definitions: { schema: 'CardSchemeDefinitionRecord', type: 'card-scheme-definition', merchantScoped: false, timestamps: false },
   reports: owned('ReportRecord', 'report', {
     serialize: serializeReport,
     defaults: () => ({ schedule_enabled: true, ...nulls('description', 'creator_id', 'creator_display_name', 'creator_type', 'next_execution_at') }),

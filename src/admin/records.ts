@@ -34,8 +34,10 @@ export const recordHandlers: AdminHandlerMap = {
     } as AnyRecord;
     record.type ??= shape.type;
     record.id ??= randomUUID();
-    record.created_at ??= now;
-    record.updated_at ??= record.created_at;
+    if (shape.timestamps !== false) {
+      record.created_at ??= now;
+      record.updated_at ??= record.created_at;
+    }
     await checkRecord(ctx, collection, record, null);
     if (typeof record.id === 'string' && db[collection].get(record.id)) {
       throw ApiError.duplicate(`A ${collection} record with id ${record.id} exists; PATCH it or pick another id.`, record.id);
@@ -58,7 +60,8 @@ export const recordHandlers: AdminHandlerMap = {
         { location: 'body', pointer: '/id', type: 'frozen_field', message: `Body field 'id' must be ${current.id} or left out.` },
       ]);
     }
-    const merged: AnyRecord = { ...structuredClone(current), ...patch, updated_at: patch.updated_at ?? ctx.ns.clock.nowIso() };
+    const merged: AnyRecord = { ...structuredClone(current), ...patch };
+    if (RECORD_SHAPES[collection].timestamps !== false) merged.updated_at = patch.updated_at ?? ctx.ns.clock.nowIso();
     await checkRecord(ctx, collection, merged, current.id);
     db[collection].replace(merged as never);
     return { body: present(ctx, collection, merged) };

@@ -22,9 +22,3 @@ export function requestHeader(c: Context, name: string): string | undefined {
 export function requestHeaders(c: Context): Readonly<IncomingHeaders> {
   return incomingHeaders(c) ?? Object.fromEntries(c.req.raw.headers);
 }
-
-/** The request headers as a plain object with lower-case names (a copy: validation may coerce it). */
-export function headerObject(c: Context): IncomingHeaders {
-  const incoming = incomingHeaders(c);
-  return incoming ? { ...incoming } : Object.fromEntries(c.req.raw.headers);
-}

@@ -4,7 +4,7 @@ import type { Context } from 'hono';
 import { summarize, validateRequest, type Operation } from '../spec/operations.js';
 import { ApiError } from './api-error.js';
 import type { SandboxEnv } from './env.js';
-import { headerObject, requestHeader } from './headers.js';
+import { requestHeader } from './headers.js';
 import type { Step } from './pipeline.js';
 
 export function validate(): Step {
@@ -34,7 +34,7 @@ export function validate(): Step {
  */
 function check(c: Context<SandboxEnv>, operation: Operation, body: unknown, bodyProblem: ApiError | null): void {
   const query = queryOf(c.req.url);
-  const header = headerObject(c); // names arrive lower-cased
+  const header = declaredHeaders(c, operation);
   const path = { ...c.get('pathParams') };
   try {
     validateRequest(operation, { path, query, header, body });
@@ -48,6 +48,20 @@ function check(c: Context<SandboxEnv>, operation: Operation, body: unknown, body
   c.set('query', query);
   c.set('headers', header);
   c.set('body', body);
+}
+
+/**
+ * The operation's declared header parameters that the request carries: what the header schema
+ * checks and coerces, and what a handler may read. Not a copy of every header (a request carries a
+ * dozen; every operation declares one).
+ */
+function declaredHeaders(c: Context<SandboxEnv>, operation: Operation): Record<string, unknown> {
+  const header: Record<string, unknown> = {};
+  for (const name of operation.headerParams) {
+    const value = requestHeader(c, name);
+    if (value !== undefined) header[name] = value;
+  }
+  return header;
 }
 
 /** The first value of each query parameter (repeats of a scalar parameter are ignored). */

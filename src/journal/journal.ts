@@ -103,36 +103,82 @@ export interface JournalFilter {
 /** Most bytes one namespace's journal holds (its entries, encoded: bodies, headers and fields). */
 export const JOURNAL_BYTE_BUDGET = 16 * 1024 * 1024;
 
-// An entry is stored as three UTF-8 parts behind their byte lengths: the small fields as a JSON
-// array, then the request body text, then the response body text.
+// An entry is stored as three UTF-8 parts behind their byte lengths: the small fields, then the
+// request body text, then the response body text.
 const PART_LENGTHS = 12;
 
-/** The entry's fields other than its bodies, in the order they are encoded (one list for both ways). */
-const FIELDS = [
-  'timestamp', 'namespace', 'method', 'path', 'url', 'headerLines', 'requestLength', 'requestContentType',
-  'status', 'responseLength', 'responseContentType', 'duration_ms', 'operation_id', 'scenario', 'request_id',
-] as const satisfies readonly (keyof RawJournalEntry)[];
+/**
+ * The entry's fields other than its bodies, in the order they are encoded (one list for both ways),
+ * with how each is written: `text` as it is, `nullable` with null as '' (no such field is ever
+ * empty when present, and '' means nothing to a reader either), numbers as decimal text.
+ */
+const FIELDS = {
+  timestamp: 'text', namespace: 'text', method: 'text', path: 'text', url: 'text', headerLines: 'text',
+  requestLength: 'number?', requestContentType: 'nullable', status: 'number', responseLength: 'number?',
+  responseContentType: 'nullable', duration_ms: 'number', operation_id: 'nullable', scenario: 'nullable', request_id: 'text',
+} as const satisfies Partial<Record<keyof RawJournalEntry, 'text' | 'nullable' | 'number' | 'number?'>>;
+const FIELD_NAMES = Object.keys(FIELDS) as (keyof typeof FIELDS)[];
+
+// Fields are joined with NUL, which no field can hold: Node's HTTP parser and the fetch Headers
+// refuse it in header values, and URLs carry it only percent-encoded. A field that holds one anyway
+// (an in-process caller's odd URL) has it replaced, so it cannot shift the fields after it. A join
+// costs a twentieth of JSON.stringify of the same values, which has to escape every string.
+const SEPARATOR = '\u0000';
 
 function encodeFields(raw: RawJournalEntry): string {
-  const values: unknown[] = [];
-  for (const field of FIELDS) values.push(raw[field] ?? null);
-  return JSON.stringify(values);
+  let text = '';
+  for (let i = 0; i < FIELD_NAMES.length; i++) {
+    const value = raw[FIELD_NAMES[i]];
+    const part = value === null || value === undefined ? '' : typeof value === 'string' ? value : String(value);
+    if (i > 0) text += SEPARATOR;
+    text += part.includes(SEPARATOR) ? part.replaceAll(SEPARATOR, '\uFFFD') : part;
+  }
+  return text;
+}
+
+function decodeFields(text: string, raw: Record<string, unknown>): void {
+  const parts = text.split(SEPARATOR);
+  FIELD_NAMES.forEach((name, i) => {
+    const part = parts[i] ?? '';
+    switch (FIELDS[name]) {
+      case 'text':
+        raw[name] = part;
+        break;
+      case 'nullable':
+        raw[name] = part === '' ? null : part;
+        break;
+      case 'number':
+        raw[name] = Number(part);
+        break;
+      case 'number?':
+        if (part !== '') raw[name] = Number(part); // absent, not null, when not recorded
+        break;
+    }
+  });
 }
 
 function decode(record: Buffer): RawJournalEntry {
   const fieldsEnd = PART_LENGTHS + record.readUInt32LE(0);
   const requestEnd = fieldsEnd + record.readUInt32LE(4);
   const responseEnd = requestEnd + record.readUInt32LE(8);
-  const values: unknown[] = JSON.parse(record.toString('utf8', PART_LENGTHS, fieldsEnd));
   const raw: Record<string, unknown> = {
     requestText: record.toString('utf8', fieldsEnd, requestEnd),
     responseText: record.toString('utf8', requestEnd, responseEnd),
   };
-  // The whole lengths are absent (not null) when a body was not cut.
-  FIELDS.forEach((field, i) => {
-    if (values[i] !== null || (field !== 'requestLength' && field !== 'responseLength')) raw[field] = values[i];
-  });
+  decodeFields(record.toString('utf8', PART_LENGTHS, fieldsEnd), raw);
   return raw as unknown as RawJournalEntry;
+}
+
+/**
+ * Where an entry is encoded before it is copied into its ring: writing UTF-8 tells the byte length
+ * as it goes, where reserving the exact room first would take a measuring pass over every text.
+ * Shared by every journal (one request is recorded at a time); grows to the largest entry seen.
+ */
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+
+function scratchFor(maxBytes: number): Buffer {
+  if (scratch.length < maxBytes) scratch = Buffer.allocUnsafeSlow(Math.max(maxBytes, scratch.length * 2));
+  return scratch;
 }
 
 export class Journal {
@@ -169,18 +215,18 @@ export class Journal {
     // A private key sent by mistake (say, as public_key) is dropped now too, not only when read.
     const requestText = raw.requestText.includes('PRIVATE KEY-----') ? redactText(raw.requestText) : raw.requestText;
     const fields = encodeFields(raw);
-    const fieldBytes = Buffer.byteLength(fields);
-    const requestBytes = Buffer.byteLength(requestText);
-    const responseBytes = Buffer.byteLength(responseText);
+    // At most 3 UTF-8 bytes per UTF-16 unit (a surrogate pair: 4 bytes for 2).
+    const buffer = scratchFor(PART_LENGTHS + 3 * (fields.length + requestText.length + responseText.length));
+    const fieldBytes = buffer.write(fields, PART_LENGTHS);
+    const requestBytes = buffer.write(requestText, PART_LENGTHS + fieldBytes);
+    const responseBytes = buffer.write(responseText, PART_LENGTHS + fieldBytes + requestBytes);
+    buffer.writeUInt32LE(fieldBytes, 0);
+    buffer.writeUInt32LE(requestBytes, 4);
+    buffer.writeUInt32LE(responseBytes, 8);
+    const length = PART_LENGTHS + fieldBytes + requestBytes + responseBytes;
     const before = this.ring.count;
-    const { buffer, offset } = this.ring.reserve(PART_LENGTHS + fieldBytes + requestBytes + responseBytes);
-    buffer.writeUInt32LE(fieldBytes, offset);
-    buffer.writeUInt32LE(requestBytes, offset + 4);
-    buffer.writeUInt32LE(responseBytes, offset + 8);
-    let at = offset + PART_LENGTHS;
-    at += buffer.write(fields, at, 'utf8');
-    at += buffer.write(requestText, at, 'utf8');
-    buffer.write(responseText, at, 'utf8');
+    const { buffer: ring, offset } = this.ring.reserve(length);
+    buffer.copy(ring, offset, 0, length);
     while (this.ring.count > this.capacity) this.ring.dropOldest();
     this.droppedCount += before + 1 - this.ring.count;
   }

@@ -1,6 +1,6 @@
-// The JSON text of records in their API shape, kept per record until a collection the shape is
-// built from changes. A page of 100 gift cards (128 KB, each card with its nested buyer) is then
-// joined from kept texts instead of being built as objects and serialized again on every request:
+// The JSON text of records in their API shape (RecordJson), or of a whole answer (AnswerJson), kept
+// until a collection the shape is built from changes. A page of 100 gift cards (128 KB, each card
+// with its nested buyer) is then joined from kept texts instead of being built as objects and serialized again on every request:
 // serializing was most of a list call's work, and with a large store it also walked records spread
 // across memory.
 //
@@ -26,11 +26,25 @@ interface KeptText {
   json: string;
 }
 
+/** The current generation of each set of sources, by its first source collection. */
+class Generations {
+  /** Keyed by the first source: each namespace's store (and each reset) has its own. */
+  private readonly current = new WeakMap<JsonSource, Generation>();
+
+  /** A new generation when a source collection changed (or was replaced) since the last call. */
+  of(sources: readonly JsonSource[]): Generation {
+    const current = this.current.get(sources[0]);
+    if (current && sources.every((source, i) => source === current.sources[i] && source.changeCount === current.counts[i])) return current;
+    const next: Generation = { sources, counts: sources.map((source) => source.changeCount) };
+    this.current.set(sources[0], next);
+    return next;
+  }
+}
+
 export class RecordJson<R extends object> {
   /** Where each record keeps its text (one symbol per shape). */
   private readonly slot = Symbol('api json');
-  /** The current generation, by the first source collection: each namespace's store (and each reset) has its own. */
-  private readonly generations = new WeakMap<JsonSource, Generation>();
+  private readonly generations = new Generations();
 
   constructor(
     private readonly serialize: (db: CollectionMap, record: R) => unknown,
@@ -44,7 +58,7 @@ export class RecordJson<R extends object> {
    * read, and a list page is 128 KB).
    */
   arrayText(db: CollectionMap, records: readonly R[], before = '', after = ''): string {
-    const generation = this.currentGeneration(db);
+    const generation = this.generations.of(this.sourcesOf(db));
     if (records.length === 0) return `${before}[]${after}`;
     const parts: string[] = new Array(records.length * 2 + 1);
     parts[0] = `${before}[`;
@@ -69,14 +83,35 @@ export class RecordJson<R extends object> {
     }
     return json;
   }
+}
 
-  /** A new generation when a source collection changed (or was replaced) since the last call. */
-  private currentGeneration(db: CollectionMap): Generation {
-    const sources = this.sourcesOf(db);
-    const current = this.generations.get(sources[0]);
-    if (current && sources.every((source, i) => source === current.sources[i] && source.changeCount === current.counts[i])) return current;
-    const next: Generation = { sources, counts: sources.map((source) => source.changeCount) };
-    this.generations.set(sources[0], next);
-    return next;
+/**
+ * The JSON text of a whole answer built from collections (a read-only list such as the card scheme
+ * definitions), kept per key (say, a merchant account) until one of the collections changes: the
+ * same answer is not serialized again for every request that asks for it.
+ */
+export class AnswerJson<K extends string> {
+  private readonly generations = new Generations();
+  private readonly kept = new WeakMap<Generation, Map<K, string>>();
+
+  constructor(
+    private readonly build: (db: CollectionMap, key: K) => unknown,
+    /** Every collection the answer reads. */
+    private readonly sourcesOf: (db: CollectionMap) => readonly JsonSource[],
+  ) {}
+
+  text(db: CollectionMap, key: K): string {
+    const generation = this.generations.of(this.sourcesOf(db));
+    let texts = this.kept.get(generation);
+    if (!texts) {
+      texts = new Map(); // the previous generation's texts go with it
+      this.kept.set(generation, texts);
+    }
+    let json = texts.get(key);
+    if (json === undefined) {
+      json = JSON.stringify(this.build(db, key));
+      texts.set(key, json);
+    }
+    return json;
   }
 }

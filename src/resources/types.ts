@@ -18,6 +18,7 @@ export interface HandlerContext {
   operation: Operation;
   params: Record<string, string>;
   query: Record<string, any>;
+  /** The declared header parameters the request carried (lower-case names), validated and coerced. */
   headers: Record<string, any>;
   body: any;
   services: HandlerServices;

@@ -22,7 +22,7 @@ export function checkScenarioNames(catalog: ScenarioCatalog, names: string[], wh
 }
 
 /** The first selected scenario with steps for this operation; null: the request runs normally. */
-export function answeringScenario(catalog: ScenarioCatalog, names: string[], operationId: string): Scenario | null {
+export function answeringScenario(catalog: ScenarioCatalog, names: readonly string[], operationId: string): Scenario | null {
   for (const name of names) {
     const scenario = catalog.byName.get(name);
     if (scenario && scenario.steps.length && scenario.operations.has(operationId)) return scenario;
@@ -31,7 +31,7 @@ export function answeringScenario(catalog: ScenarioCatalog, names: string[], ope
 }
 
 /** The report-execution lifecycle of the first selected scenario that sets one. */
-export function selectedLifecycle(catalog: ScenarioCatalog, names: string[]): LifecyclePlan | null {
+export function selectedLifecycle(catalog: ScenarioCatalog, names: readonly string[]): LifecyclePlan | null {
   for (const name of names) {
     const plan = catalog.byName.get(name)?.reportExecution;
     if (plan) return plan;

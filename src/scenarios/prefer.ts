@@ -8,8 +8,11 @@ export interface Preference {
   code: number | null;
 }
 
+/** The answer for a request without the header (most requests): shared, never changed. */
+const NO_PREFERENCE: Preference = Object.freeze({ code: null });
+
 export function parsePrefer(header: string | undefined): Preference {
-  if (!header) return { code: null };
+  if (!header) return NO_PREFERENCE;
   let code: number | null = null;
   for (const token of header.split(/[,;]/)) {
     const [rawName, ...rest] = token.split('=');

@@ -36,6 +36,7 @@ export interface CounterEntry {
 }
 
 const EVERY_ACCOUNT = '\u0000*';
+const NONE_ACTIVE: readonly string[] = Object.freeze([]);
 
 export class ScenarioState {
   private readonly active = new Map<string, string[]>();
@@ -57,8 +58,9 @@ export class ScenarioState {
     }
   }
 
-  /** A merchant account's own scenarios first, then those active for every account. */
-  activeFor(merchantAccountId: string): string[] {
+  /** A merchant account's own scenarios first, then those active for every account. Not to be changed. */
+  activeFor(merchantAccountId: string): readonly string[] {
+    if (this.active.size === 0) return NONE_ACTIVE; // most requests: nothing to build
     return [...new Set([...(this.active.get(merchantAccountId) ?? []), ...(this.active.get(EVERY_ACCOUNT) ?? [])])];
   }
 

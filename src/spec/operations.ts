@@ -25,6 +25,8 @@ export interface Operation {
   declaredStatuses: number[];
   hasBody: boolean;
   bodyRequired: boolean;
+  /** Lower-case names of the declared header parameters: all that header validation needs to see. */
+  headerParams: string[];
   validators: Partial<Record<ParamLocation | 'body', ValidateFunction>>;
   /** Validators of each declared response body, by status (used by --validate-responses), compiled on first use. */
   responseValidators: Pick<Map<number, ValidateFunction>, 'get'>;
@@ -115,6 +117,7 @@ function buildOperation(compiler: SchemaCompiler, doc: OpenAPIV3_1.Document, met
     declaredStatuses: statuses.sort((a, b) => a - b),
     hasBody: Boolean(bodySchema),
     bodyRequired: Boolean(body?.required),
+    headerParams: params.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase()),
     validators,
     responseValidators,
   };

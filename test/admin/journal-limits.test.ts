@@ -50,6 +50,28 @@ describe('journal bounds', () => {
     expect(journal.size + journal.dropped).toBe(400);
   });
 
+  it('gives back every field as recorded, nulls included, and a NUL inside a field cannot shift the others', () => {
+    const journal = new Journal(10);
+    journal.add({
+      ...entry('/buyers/1'), method: 'PUT', url: 'http://x/buyers/1?a=1&a=2&b=%00', headerLines: 'content-type: application/json\nx-many: 1\nx-many: 2\n',
+      requestText: '{"display_name":"Zoë \\u0000"}', requestContentType: 'application/json', status: 200, responseText: '{"ok":true}', responseContentType: 'application/json',
+      duration_ms: 1.234, operation_id: 'updateBuyer', scenario: 'slow', request_id: 'req-1',
+    });
+    journal.add({ ...entry('/odd\u0000path'), url: 'http://x/odd\u0000path', headerLines: 'x-odd: a\u0000b\n', duration_ms: 0.5, request_id: 'req-2' });
+    const [odd, put] = journal.entries();
+    expect(put).toEqual({
+      id: 1, timestamp: '2026-01-01T00:00:00.000Z', namespace: 'default', method: 'PUT', path: '/buyers/1',
+      query: { a: ['1', '2'], b: '\u0000' }, headers: { 'content-type': 'application/json', 'x-many': '1, 2' },
+      body: { display_name: 'Zoë \u0000' }, status: 200, response_body: { ok: true }, duration_ms: 1.234,
+      operation_id: 'updateBuyer', scenario: 'slow', request_id: 'req-1',
+    });
+    expect(odd).toEqual({
+      id: 2, timestamp: '2026-01-01T00:00:00.000Z', namespace: 'default', method: 'GET', path: '/odd\uFFFDpath',
+      query: {}, headers: { 'x-odd': 'a\uFFFDb' }, body: null, status: 200, response_body: null, duration_ms: 0.5,
+      operation_id: null, scenario: null, request_id: 'req-2',
+    });
+  });
+
   it('keeps nothing with a journal size of 0', () => {
     const journal = new Journal(0);
     journal.add(entry('/a'));

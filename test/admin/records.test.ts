@@ -136,6 +136,23 @@ describe('records API', () => {
     expect((await sb.http.patch(records('buyers/missing')).send({})).status).toBe(404);
   });
 
+  it('creates and patches card scheme definitions, which have no timestamps, without adding any', async () => {
+    const created = await sb.http.post(records('card_scheme_definitions?shape=stored')).send({
+      type: 'card-scheme-definition', id: 'records-test-scheme', icon_url: 'https://cdn.payments-sandbox.example/icons/rt.svg', display_name: 'Records Test',
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({ type: 'card-scheme-definition', id: 'records-test-scheme', icon_url: 'https://cdn.payments-sandbox.example/icons/rt.svg', display_name: 'Records Test' });
+    const patched = await sb.http.patch(records('card_scheme_definitions/records-test-scheme')).send({ display_name: 'Records Test Renamed' });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toEqual({ ...created.body, display_name: 'Records Test Renamed' });
+    expect(sb.deps.namespaces.get().store.collections.card_scheme_definitions.get('records-test-scheme')).toEqual(patched.body);
+    // Timestamps sent to a kind without them are still refused by its schema.
+    const stamped = await sb.http.patch(records('card_scheme_definitions/records-test-scheme')).send({ updated_at: '2027-01-01T00:00:00.000Z' });
+    expect(stamped.status).toBe(400);
+    expect(stamped.body.details).toEqual([expect.objectContaining({ location: 'body', pointer: '/updated_at', type: 'extra_forbidden' })]);
+    expect(sb.deps.namespaces.get().store.collections.card_scheme_definitions.get('records-test-scheme')).toEqual(patched.body);
+  });
+
   it('deletes a record (204), then 404', async () => {
     const id = WELL_KNOWN.applePayCertificates.default.id;
     expect((await sb.http.delete(records(`apple_pay_certificates/${id}`))).status).toBe(204);

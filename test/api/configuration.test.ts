@@ -139,4 +139,61 @@ describe('configuration lists', () => {
       expect((await get('/card-scheme-definitions', 'merchant-two')).body).toEqual(res.body);
     });
   });
+
+  // The lists without a lookup are answered from JSON text kept until a collection they show
+  // changes (src/resources/configuration.ts): every change must show on the next call, only where
+  // it was made.
+  describe('kept answer texts', () => {
+    const records = (ns: string, path: string) => `/ns/${ns}/_sandbox/records/${path}`;
+    const getIn = (ns: string, path: string, merchant?: string) => get(`/ns/${ns}${path}`, merchant);
+
+    it('shows a card scheme definition changed, added or removed through the control API on the next call', async () => {
+      const before = (await getIn('kept-schemes', '/card-scheme-definitions')).body;
+      const visa = before.items.find((d: any) => d.id === 'visa');
+      expect((await sb.http.patch(records('kept-schemes', 'card_scheme_definitions/visa')).send({ display_name: 'Visa Renamed' })).status).toBe(200);
+      const renamed = await getIn('kept-schemes', '/card-scheme-definitions');
+      expectJson(renamed, 200);
+      expect(renamed.body).toEqual({ items: before.items.map((d: any) => (d.id === 'visa' ? { ...visa, display_name: 'Visa Renamed' } : d)) });
+
+      const added = { type: 'card-scheme-definition', id: 'kept-test-scheme', icon_url: 'https://cdn.payments-sandbox.example/icons/kept.svg', display_name: 'Kept Test' };
+      expect((await sb.http.post(records('kept-schemes', 'card_scheme_definitions')).send(added)).status).toBe(201);
+      expect((await getIn('kept-schemes', '/card-scheme-definitions')).body.items).toEqual([...renamed.body.items, added]);
+
+      expect((await sb.http.delete(records('kept-schemes', 'card_scheme_definitions/visa'))).status).toBe(204);
+      expect((await getIn('kept-schemes', '/card-scheme-definitions')).body.items).toEqual([...renamed.body.items.filter((d: any) => d.id !== 'visa'), added]);
+
+      // Other namespaces keep their own list; a reset brings the fixtures back.
+      expect((await getIn('kept-schemes-other', '/card-scheme-definitions')).body).toEqual(before);
+      expect((await get('/card-scheme-definitions')).body).toEqual(before);
+      expect((await sb.http.post('/ns/kept-schemes/_sandbox/reset')).status).toBe(200);
+      expect((await getIn('kept-schemes', '/card-scheme-definitions')).body).toEqual(before);
+    });
+
+    it('shows a renamed connection on the next call, to its merchant account only', async () => {
+      const stripe = WELL_KNOWN.connections.stripe.id;
+      const before = (await getIn('kept-connections', '/connections')).body;
+      const otherMerchant = (await getIn('kept-connections', '/connections', 'merchant-two')).body;
+      expect((await sb.http.patch(records('kept-connections', `connections/${stripe}`)).send({ name: 'Stripe Renamed', active: false })).status).toBe(200);
+      const after = await getIn('kept-connections', '/connections');
+      expectJson(after, 200);
+      expect(after.body).toEqual({ items: before.items.map((c: any) => (c.id === stripe ? { ...c, name: 'Stripe Renamed', active: false } : c)) });
+      expect((await getIn('kept-connections', '/connections', 'merchant-two')).body).toEqual(otherMerchant);
+      expect((await get('/connections')).body).toEqual(before);
+    });
+
+    it('shows a flow rule moved to another flow in both flows on the next call', async () => {
+      const rule = WELL_KNOWN.flowRules.cardTransactionFirst.id;
+      const card = (await getIn('kept-flows', '/flows/card-transaction')).body.items;
+      const checkout = (await getIn('kept-flows', '/flows/checkout')).body.items;
+      expect(card.map((r: any) => r.id)).toContain(rule);
+      const moved = await sb.http.patch(records('kept-flows', `flow_rules/${rule}`)).send({ flow: 'checkout', position: 99 });
+      expect(moved.status).toBe(200);
+      expect((await getIn('kept-flows', '/flows/card-transaction')).body.items).toEqual(card.filter((r: any) => r.id !== rule));
+      const checkoutAfter = (await getIn('kept-flows', '/flows/checkout')).body.items;
+      expect(checkoutAfter.slice(0, -1)).toEqual(checkout);
+      expect(checkoutAfter.at(-1)).toMatchObject({ id: rule, flow: 'checkout', position: 99 });
+      // merchant-two's flows were never keyed with default's.
+      expect((await getIn('kept-flows', '/flows/checkout', 'merchant-two')).body.items.map((r: any) => r.merchant_account_id)).not.toContain('default');
+    });
+  });
 });
