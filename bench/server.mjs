@@ -3,7 +3,7 @@
 // Usage: node bench/server.mjs [--scale N] [--data FILE]
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { startSandbox } from '../dist/src/index.js';
+import { startSandbox } from '../dist/bundle/index.js';
 
 const { values } = parseArgs({ options: { scale: { type: 'string', default: '0' }, data: { type: 'string' } } });
 const scale = Number(values.scale);

@@ -21,6 +21,7 @@ import { createLogger } from './logging/logger.js';
 import type { RequestStats } from './logging/request-log.js';
 import { NamespaceRegistry } from './store/namespaces.js';
 import { attachScenarioRuntime } from './scenarios/attach.js';
+import { builtInScenarios } from './scenarios/catalog-cache.js';
 import { loadScenarios } from './scenarios/load-scenarios.js';
 import type { ScenarioCatalog } from './scenarios/types.js';
 import type { StoreData } from './store/records.js';
@@ -73,7 +74,8 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const api = serveSpec(indexSpec(loadSpec(), 'openapi.json', [], { lazy: true }), apiHandlers(`payments-sandbox-cursor-${config.seed}`), 'openapi.json');
   const adminDoc = loadSpec(join(packageRoot(), 'openapi.admin.json'));
   const admin = serveSpec(indexSpec(adminDoc, 'openapi.admin.json', [api.spec], { lazy: true }), adminHandlers, 'openapi.admin.json');
-  const scenarios = loadScenarios(config.scenariosDir, api.spec); // a bad file fails boot, naming file and path
+  // A bad file fails boot, naming file and path; the built-in files were checked by the build.
+  const scenarios = config.scenariosDir === null ? builtInScenarios(api.spec) : loadScenarios(config.scenariosDir, api.spec);
   const fixtureSource = new FixtureSource(options.seedData ?? (await seedData(config.seed)), config.fixturesDir);
   const fixtures = () => fixtureSource.fixtures();
   const defaultStore = await Store.open(fixtures, { file: config.dataFile ?? undefined });

@@ -3,7 +3,7 @@
 // and compiled. Any problem fails start-up with one line per problem: file, path inside it, what.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, isAbsolute, join, relative, resolve } from 'node:path';
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_LIFECYCLE, checkPlan, type LifecyclePlan } from '../resources/reports/lifecycle.js';
 import { packageRoot } from '../spec/load-spec.js';
@@ -18,10 +18,17 @@ const ACTIONS = ['respond', 'override', 'merge', 'drop', 'pass', 'random'] as co
 /** How long each state lasts when a scenario gives a path but no durations. */
 const DEFAULT_STATE_MS: Partial<Record<ReportExecutionStatus, number>> = { pending: 5_000, dispatched: 5_000, processing: 20_000 };
 
-// validateSchema off: the schema is ours and fixed; checking it against the meta-schema would cost
-// every start-up about 50 ms.
-const ajv = new Ajv2020({ allErrors: true, strict: false, validateSchema: false });
-const validateFile = ajv.compile<any>(SCENARIO_FILE_SCHEMA as object);
+let fileValidator: ValidateFunction | undefined;
+
+/**
+ * Compiled on first use (about 80 ms): a start from the catalog the build checked (catalog-cache.ts)
+ * reads no scenario file. validateSchema off: the schema is ours and fixed; checking it against the
+ * meta-schema would cost about 50 ms more.
+ */
+function fileSchemaErrors(doc: unknown): ErrorObject[] {
+  fileValidator ??= new Ajv2020({ allErrors: true, strict: false, validateSchema: false }).compile(SCENARIO_FILE_SCHEMA as object);
+  return fileValidator(doc) ? [] : (fileValidator.errors ?? []);
+}
 
 export class ScenarioFileError extends Error {
   constructor(readonly problems: string[]) {
@@ -34,14 +41,18 @@ export function scenariosFolder(dir: string | null): string {
   return dir ?? join(packageRoot(), 'scenarios');
 }
 
-export function loadScenarios(dir: string | null, spec: SpecIndex): ScenarioCatalog {
-  const folder = resolve(scenariosFolder(dir));
-  let entries: string[];
+/** The scenario files of a folder (.yaml, .yml, .json), sorted by name. */
+export function scenarioFiles(folder: string): string[] {
   try {
-    entries = readdirSync(folder).filter((f) => EXTENSIONS.has(extname(f).toLowerCase()) && statSync(join(folder, f)).isFile()).sort();
+    return readdirSync(folder).filter((f) => EXTENSIONS.has(extname(f).toLowerCase()) && statSync(join(folder, f)).isFile()).sort();
   } catch (err) {
     throw new Error(`cannot read the scenarios folder ${folder}: ${(err as Error).message}`);
   }
+}
+
+export function loadScenarios(dir: string | null, spec: SpecIndex): ScenarioCatalog {
+  const folder = resolve(scenariosFolder(dir));
+  const entries = scenarioFiles(folder);
   // Messages name files as a person would type them: relative to the working folder when inside it.
   const shown = (file: string) => {
     if (dir === null) return `scenarios/${file}`;
@@ -72,8 +83,9 @@ function compileFile(label: string, text: string, ext: string, spec: SpecIndex, 
     problems.push(`${label}: is not valid ${ext === '.json' ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
     return null;
   }
-  if (!validateFile(doc)) {
-    problems.push(...schemaProblems(validateFile.errors ?? []).map((p) => `${label}: ${p}`));
+  const schemaErrors = fileSchemaErrors(doc);
+  if (schemaErrors.length) {
+    problems.push(...schemaProblems(schemaErrors).map((p) => `${label}: ${p}`));
     return null;
   }
   const at = (pointer: string, message: string) => problems.push(`${label}: ${pointer}: ${message}`);

@@ -1,6 +1,6 @@
-// One ajv instance per OpenAPI document: the document is added whole under an id, so every
-// `#/components/...` reference inside it resolves, and each operation's validators are compiled
-// once at boot from schemas that point into it.
+// Two ajv instances per OpenAPI document (one coercing parameters, one strict for bodies): the
+// document is added whole under an id, so every `#/components/...` reference inside it resolves,
+// and each operation's validators are compiled once, on first use, from schemas that point into it.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { ErrorDetail, ErrorLocation } from '../http/api-error.js';
@@ -9,23 +9,38 @@ import type { ErrorDetail, ErrorLocation } from '../http/api-error.js';
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
 
 export class SchemaCompiler {
-  private readonly coercing: Ajv2020;
-  private readonly strict: Ajv2020;
+  /**
+   * Made on first use: adding a document walks all of it (about 20 ms for openapi.json at start-up),
+   * and a start that serves GETs never needs the strict instance, nor the control API's at all.
+   */
+  private coercing: Ajv2020 | undefined;
+  private strict: Ajv2020 | undefined;
+  /** For schemas that point at nothing (every parameter of openapi.json): no document to add. */
+  private coercingAlone: Ajv2020 | undefined;
 
-  constructor(readonly docId: string, doc: object, references: Array<{ id: string; doc: object }> = []) {
-    const make = (coerceTypes: boolean) => {
-      // inlineRefs off: each component schema compiles once and is shared by every validator that
-      // points at it; validateSchema off: the documents are checked by an OpenAPI validator in the
-      // tests, not at every start. Both keep start-up well under the 500 ms budget.
-      const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes, useDefaults: true, validateFormats: true, inlineRefs: false, validateSchema: false });
-      addFormats(ajv);
-      ajv.addSchema(doc as object, docId);
-      for (const ref of references) ajv.addSchema(ref.doc, ref.id);
-      return ajv;
-    };
-    // Query, path and header values arrive as strings: they are coerced to the declared types.
-    this.coercing = make(true);
-    this.strict = make(false);
+  constructor(
+    readonly docId: string,
+    private readonly doc: object,
+    private readonly references: Array<{ id: string; doc: object }> = [],
+  ) {}
+
+  /** Query, path and header values arrive as strings: the coercing instances turn them into the declared types. */
+  private ajv(coerce: boolean, refers: boolean): Ajv2020 {
+    if (coerce && !refers) return (this.coercingAlone ??= this.make(true, false));
+    if (coerce) return (this.coercing ??= this.make(true, true));
+    return (this.strict ??= this.make(false, true));
+  }
+
+  private make(coerceTypes: boolean, withDocuments: boolean): Ajv2020 {
+    // inlineRefs off: each component schema compiles once and is shared by every validator that
+    // points at it; validateSchema off: the documents are checked by an OpenAPI validator in the
+    // tests, not at every start. Both keep start-up well under the 500 ms budget.
+    const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes, useDefaults: true, validateFormats: true, inlineRefs: false, validateSchema: false });
+    addFormats(ajv);
+    if (!withDocuments) return ajv;
+    ajv.addSchema(this.doc, this.docId);
+    for (const ref of this.references) ajv.addSchema(ref.doc, ref.id);
+    return ajv;
   }
 
   private readonly compiled = new Map<string, ValidateFunction>();
@@ -35,10 +50,11 @@ export class SchemaCompiler {
    * schemas (the merchant account header of every operation, uuid path parameters) compile once.
    */
   compile(schema: object, { coerce = false } = {}): ValidateFunction {
-    const key = `${coerce ? 'c' : 's'}${JSON.stringify(schema)}`;
+    const text = JSON.stringify(schema);
+    const key = `${coerce ? 'c' : 's'}${text}`;
     let validate = this.compiled.get(key);
     if (!validate) {
-      validate = (coerce ? this.coercing : this.strict).compile(this.absolutize(schema));
+      validate = this.ajv(coerce, text.includes('"$ref"')).compile(this.absolutize(schema));
       this.compiled.set(key, validate);
     }
     return validate;

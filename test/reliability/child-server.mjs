@@ -2,7 +2,7 @@
 // Prints its URL on the first stdout line; SIGTERM or SIGINT flushes (close()) and exits 0. A data
 // file that cannot be loaded makes it exit 1 with the error on stderr. Uses the built package
 // (dist/), not the CLI, so it tests exactly what startSandbox() promises.
-import { startSandbox } from '../../dist/src/index.js';
+import { startSandbox } from '../../dist/bundle/index.js';
 
 const dataFile = process.argv[2];
 let sandbox;

@@ -27,7 +27,7 @@ function newestSource(path: string): number {
 }
 
 beforeAll(() => {
-  const built = join(ROOT, 'dist/src/index.js');
+  const built = join(ROOT, 'dist/bundle/index.js');
   let stale = true;
   try {
     stale = statSync(built).mtimeMs < Math.max(newestSource(join(ROOT, 'src')), newestSource(join(ROOT, 'fixtures')));

@@ -1,13 +1,14 @@
-// Runs the built CLI (node dist/src/cli.js) as a child process, the way a person or CI does.
-// ensureBuilt() compiles once for every test file (a lock folder keeps parallel workers from
-// running tsc at the same time) and skips the build when dist is newer than every source.
+// Runs the built CLI (dist/bundle/cli.js, what npm start and the bin run) as a child process, the
+// way a person or CI does. ensureBuilt() compiles once for every test file (a lock folder keeps
+// parallel workers from running tsc at the same time) and skips the build when dist is newer than
+// every source.
 import { execFile, execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const ROOT = join(import.meta.dirname, '../../..');
-export const CLI = join(ROOT, 'dist/src/cli.js');
+export const CLI = join(ROOT, 'dist/bundle/cli.js');
 const SOURCES = ['src', 'fixtures'];
 
 function newestSource(dir: string): number {
