@@ -22,13 +22,16 @@ const CONNECTIONS = 50;
 const SCALE = Number(process.env.BENCH_SCALE ?? 100_000);
 const SLICES = Number(process.env.BENCH_SLICES ?? 5);
 const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
+// Every server runs with the Node flags the payments-sandbox bin and npm start use (src/cli.ts).
+const NODE_FLAGS = ['--max-semi-space-size=8'];
 
 // The load generator runs on CPU 1; each server is started on CPU 0.
 if (hasTaskset) spawnSync('taskset', ['-p', '-c', '1', String(process.pid)]);
 
 function startChild(script, args = []) {
   const cmd = hasTaskset ? 'taskset' : process.execPath;
-  const argv = hasTaskset ? ['-c', '0', process.execPath, join(here, script), ...args] : [join(here, script), ...args];
+  const node = [...NODE_FLAGS, join(here, script), ...args];
+  const argv = hasTaskset ? ['-c', '0', process.execPath, ...node] : node;
   const started = performance.now();
   const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
@@ -58,8 +61,9 @@ function rssMb(pid) {
 /** Start-up as a user sees it: `payments-sandbox` from spawn to the first 200 of an API call. */
 async function cliStartup(headers) {
   const cmd = hasTaskset ? 'taskset' : process.execPath;
-  const cli = join(here, '../dist/src/cli.js');
-  const argv = hasTaskset ? ['-c', '0', process.execPath, cli, '--port', '0', '--log-level', 'warn'] : [cli, '--port', '0', '--log-level', 'warn'];
+  const cli = join(here, '../dist/bundle/cli.js');
+  const node = [...NODE_FLAGS, cli, '--port', '0', '--log-level', 'warn'];
+  const argv = hasTaskset ? ['-c', '0', process.execPath, ...node] : node;
   const started = performance.now();
   const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await new Promise((resolve, reject) => {

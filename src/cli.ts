@@ -1,4 +1,6 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=8
+// --max-semi-space-size=8 (MB, npm start passes it too): V8 grows the young generation to 2 x 16 MB
+// under load by default, 16 MB more resident memory with no measurable gain in requests a second.
 // The payments-sandbox command: `start` (the default) and `token`. Each lives in src/cli/; this file
 // only dispatches and turns errors into exit codes (2: wrong usage, 1: could not start).
 import { MAIN_HELP, startHelp } from './cli/help.js';

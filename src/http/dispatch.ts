@@ -73,7 +73,8 @@ export function writeResult(c: Context<SandboxEnv>, result: HandlerResult, valid
   const operation = c.get('operation');
   const status = result.status ?? operation.successStatus;
   if (validateResponses) {
-    const problem = problemWithAnswer(operation, status, result.json !== undefined ? JSON.parse(result.json) : result.body);
+    const json = result.json === undefined ? undefined : typeof result.json === 'string' ? result.json : result.json.bytes.toString('utf8');
+    const problem = problemWithAnswer(operation, status, json !== undefined ? JSON.parse(json) : result.body);
     if (problem) throw new SelfCheckError(problem);
   }
   if (result.json !== undefined) return jsonTextResponse(c, result.json, status, result.headers);

@@ -36,8 +36,8 @@ export interface SandboxEnv {
     headers: Record<string, unknown>;
     /** Headers for the response to carry, whoever writes it (set before the response exists). */
     responseHeaders: Record<string, string> | undefined;
-    /** The JSON text last written with jsonResponse(), for the journal. */
-    sentJson: { res: Response; text: string } | undefined;
+    /** The JSON body (text or bytes) last written with jsonResponse(), for the journal. */
+    sentJson: { res: Response; body: import('./json-response.js').SentBody } | undefined;
     /** Name of the scenario that answered or shaped the response, for the journal. */
     scenario: string | null;
   };

@@ -10,20 +10,33 @@ import type { SandboxEnv } from './env.js';
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /**
+ * JSON text already encoded as UTF-8 (a list page assembled from kept record bytes), with its
+ * length in characters, which the journal's limits count in.
+ */
+export interface JsonBytes {
+  bytes: Buffer<ArrayBuffer>;
+  chars: number;
+}
+
+/** What an API answer carried: its JSON text, its JSON bytes, or '' for no body. */
+export type SentBody = string | JsonBytes;
+
+/**
  * A body longer than this is handed to Node as bytes: Node writes a string body by prepending the
- * header text to it, a copy of the whole body on the JavaScript heap (a list page is 128 KB), where
- * bytes go out beside the header as they are.
+ * header text to it, a copy of the whole body on the JavaScript heap, where bytes go out beside the
+ * header as they are.
  */
 const LARGE_BODY_CHARS = 16 * 1024;
 
-function respond(c: Context<SandboxEnv>, text: string | null, status: number, headers: Record<string, string> | undefined): Response {
-  const all: Record<string, string> = text === null ? {} : { 'content-type': 'application/json' };
+function respond(c: Context<SandboxEnv>, body: SentBody | null, status: number, headers: Record<string, string> | undefined): Response {
+  const all: Record<string, string> = body === null ? {} : { 'content-type': 'application/json' };
   all[REQUEST_ID_HEADER] = c.get('requestId');
   const fromSteps = c.get('responseHeaders');
   if (fromSteps) Object.assign(all, fromSteps);
   if (headers) Object.assign(all, headers);
-  const res = new Response(text !== null && text.length > LARGE_BODY_CHARS ? Buffer.from(text) : text, { status, headers: all });
-  c.set('sentJson', { res, text: text ?? '' });
+  const payload = typeof body === 'string' ? (body.length > LARGE_BODY_CHARS ? Buffer.from(body) : body) : body === null ? null : body.bytes;
+  const res = new Response(payload, { status, headers: all });
+  c.set('sentJson', { res, body: body ?? '' });
   return res;
 }
 
@@ -31,9 +44,9 @@ export function jsonResponse(c: Context<SandboxEnv>, body: unknown, status: numb
   return respond(c, JSON.stringify(body), status, headers);
 }
 
-/** A body that is JSON text already. */
-export function jsonTextResponse(c: Context<SandboxEnv>, text: string, status: number, headers?: Record<string, string>): Response {
-  return respond(c, text, status, headers);
+/** A body that is JSON text already, or JSON bytes. */
+export function jsonTextResponse(c: Context<SandboxEnv>, json: SentBody, status: number, headers?: Record<string, string>): Response {
+  return respond(c, json, status, headers);
 }
 
 /** A response without a body (204: no content type either). */
@@ -41,8 +54,8 @@ export function emptyResponse(c: Context<SandboxEnv>, status: number, headers?: 
   return respond(c, null, status, headers);
 }
 
-/** The JSON text of the response, when it is still the one made here (no rewrite since). */
-export function sentJsonText(c: Context<SandboxEnv>): string | undefined {
+/** The JSON body of the response (text or bytes; '' for none), when it is still the one made here (no rewrite since). */
+export function sentBody(c: Context<SandboxEnv>): SentBody | undefined {
   const sent = c.get('sentJson');
-  return sent && sent.res === c.res ? sent.text : undefined;
+  return sent && sent.res === c.res ? sent.body : undefined;
 }

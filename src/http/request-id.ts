@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { REQUEST_ID_HEADER, sentJsonText } from './json-response.js';
+import { REQUEST_ID_HEADER, sentBody } from './json-response.js';
 import { requestHeader } from './headers.js';
 import type { Step } from './pipeline.js';
 
@@ -16,7 +16,7 @@ export function requestId(): Step {
     },
     after(c) {
       // API answers carry it already (json-response.ts); others (docs, scenario rewrites) get it here.
-      if (sentJsonText(c) === undefined) c.res.headers.set(REQUEST_ID_HEADER, c.get('requestId'));
+      if (sentBody(c) === undefined) c.res.headers.set(REQUEST_ID_HEADER, c.get('requestId'));
     },
   };
 }

@@ -45,7 +45,8 @@ export interface RawJournalEntry {
   requestLength?: number;
   requestContentType: string | null;
   status: number;
-  responseText: string;
+  /** The response body: text, or UTF-8 bytes (an answer the sandbox sent as bytes), at most MAX_BODY_CHARS characters. */
+  responseText: string | Buffer;
   responseLength?: number;
   responseContentType: string | null;
   /**
@@ -83,7 +84,7 @@ function materialize(id: number, raw: RawJournalEntry): JournalEntry {
     headers: redactHeaders(headersOfLines(raw.headerLines)),
     body: bodyOf(raw.requestText, raw.requestContentType, raw.requestLength),
     status: raw.status,
-    response_body: bodyOf(raw.responseText, raw.responseContentType, raw.responseLength),
+    response_body: bodyOf(raw.responseText.toString(), raw.responseContentType, raw.responseLength),
     duration_ms: raw.duration_ms,
     operation_id: raw.operation_id,
     scenario: raw.scenario,
@@ -211,15 +212,17 @@ export class Journal {
     this.seq++;
     if (this.capacity <= 0) return;
     // The one secret a response can carry (a generated private key) never waits in memory.
-    const responseText = raw.responseMayHoldPrivateKey && raw.responseText.includes('"private_key"') ? redactText(raw.responseText) : raw.responseText;
+    const responseText = raw.responseMayHoldPrivateKey && raw.responseText.includes('"private_key"') ? redactText(raw.responseText.toString()) : raw.responseText;
     // A private key sent by mistake (say, as public_key) is dropped now too, not only when read.
     const requestText = raw.requestText.includes('PRIVATE KEY-----') ? redactText(raw.requestText) : raw.requestText;
     const fields = encodeFields(raw);
-    // At most 3 UTF-8 bytes per UTF-16 unit (a surrogate pair: 4 bytes for 2).
-    const buffer = scratchFor(PART_LENGTHS + 3 * (fields.length + requestText.length + responseText.length));
+    // At most 3 UTF-8 bytes per UTF-16 unit (a surrogate pair: 4 bytes for 2); bytes are as long as they are.
+    const responseMax = typeof responseText === 'string' ? 3 * responseText.length : responseText.length;
+    const buffer = scratchFor(PART_LENGTHS + 3 * (fields.length + requestText.length) + responseMax);
     const fieldBytes = buffer.write(fields, PART_LENGTHS);
     const requestBytes = buffer.write(requestText, PART_LENGTHS + fieldBytes);
-    const responseBytes = buffer.write(responseText, PART_LENGTHS + fieldBytes + requestBytes);
+    const responseAt = PART_LENGTHS + fieldBytes + requestBytes;
+    const responseBytes = typeof responseText === 'string' ? buffer.write(responseText, responseAt) : responseText.copy(buffer, responseAt);
     buffer.writeUInt32LE(fieldBytes, 0);
     buffer.writeUInt32LE(requestBytes, 4);
     buffer.writeUInt32LE(responseBytes, 8);

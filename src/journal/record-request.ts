@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import type { SandboxEnv } from '../http/env.js';
 import type { Step } from '../http/pipeline.js';
 import { requestHeader, requestHeaders } from '../http/headers.js';
-import { sentJsonText } from '../http/json-response.js';
+import { sentBody, type SentBody } from '../http/json-response.js';
 import { journalOf } from './journal.js';
 import { MAX_BODY_CHARS, REDACTED, SECRET_HEADERS } from './redact.js';
 
@@ -30,7 +30,7 @@ export function recordInJournal(options: JournalOptions): Step {
 
 /** Synchronous when there is nothing left to read (body read by validation or none, our own JSON answer): most calls. */
 function record(c: Context<SandboxEnv>, options: JournalOptions): void | Promise<void> {
-  const sent = sentJsonText(c);
+  const sent = sentBody(c);
   // Validation has read the body of most requests that have one; others are read here.
   const bodyText = c.get('bodyText');
   const withBody = bodyText === undefined && hasBody(c);
@@ -38,15 +38,15 @@ function record(c: Context<SandboxEnv>, options: JournalOptions): void | Promise
   return Promise.all([
     withBody ? readText(() => c.req.text()) : bodyText ?? '',
     sent ?? (c.res.body ? readText(() => c.res.clone().text()) : ''),
-  ]).then(([requestText, responseText]) => keep(c, options, requestText, responseText, sent));
+  ]).then(([requestText, responseBody]) => keep(c, options, requestText, responseBody, sent));
 }
 
-/** `sent`: the JSON text this sandbox answered with, undefined when the answer was made otherwise. */
-function keep(c: Context<SandboxEnv>, options: JournalOptions, requestText: string, responseText: string, sent: string | undefined): void {
+/** `sent`: the JSON body this sandbox answered with, undefined when the answer was made otherwise. */
+function keep(c: Context<SandboxEnv>, options: JournalOptions, requestText: string, responseBody: SentBody, sent: SentBody | undefined): void {
   const ns = c.get('ns');
   // Kept bounded: one long body cannot crowd every other entry out of the journal's byte budget.
   const request = clip(requestText);
-  const response = clip(responseText);
+  const response = clip(responseBody);
   journalOf(ns, options.size).add({
     timestamp: c.get('journalTimestamp'),
     namespace: ns.name,
@@ -61,7 +61,7 @@ function keep(c: Context<SandboxEnv>, options: JournalOptions, requestText: stri
     responseText: response.text,
     responseLength: response.length,
     // Our own answers are JSON (or empty): reading c.res.headers would build a Headers object.
-    responseContentType: sent !== undefined ? (sent ? 'application/json' : null) : c.res.headers.get('content-type'),
+    responseContentType: sent !== undefined ? (sent === '' ? null : 'application/json') : c.res.headers.get('content-type'),
     // Only a key pair's creation answers with a private key; an answer made elsewhere (a scenario's
     // rewrite) is searched too, to be safe.
     responseMayHoldPrivateKey: sent === undefined || (c.get('operation')?.answerMayHoldPrivateKey ?? false),
@@ -72,8 +72,16 @@ function keep(c: Context<SandboxEnv>, options: JournalOptions, requestText: stri
   });
 }
 
-function clip(text: string): { text: string; length: number } {
-  return { text: text.length > MAX_BODY_CHARS ? text.slice(0, MAX_BODY_CHARS) : text, length: text.length };
+/** At most MAX_BODY_CHARS characters of a body (text, or UTF-8 bytes), and its whole length in characters. */
+export function clip(body: string): { text: string; length: number };
+export function clip(body: SentBody): { text: string | Buffer; length: number };
+export function clip(body: SentBody): { text: string | Buffer; length: number } {
+  if (typeof body === 'string') return { text: body.length > MAX_BODY_CHARS ? body.slice(0, MAX_BODY_CHARS) : body, length: body.length };
+  if (body.chars <= MAX_BODY_CHARS) return { text: body.bytes, length: body.chars };
+  // Bytes are cut at a character boundary at or before MAX_BODY_CHARS bytes: never more characters than that.
+  let end = Math.min(body.bytes.length, MAX_BODY_CHARS);
+  while (end > 0 && (body.bytes[end] & 0xc0) === 0x80) end--; // not inside a multi-byte character
+  return { text: body.bytes.subarray(0, end), length: body.chars };
 }
 
 /**

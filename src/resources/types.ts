@@ -1,5 +1,6 @@
 // What an operation handler receives and returns. Handlers are plain functions keyed by the
 // operationId of openapi.json; they read and write the namespace's store and throw ApiError.
+import type { SentBody } from '../http/json-response.js';
 import type { Clock } from '../clock.js';
 import type { Principal } from '../http/env.js';
 import type { Namespace } from '../store/namespaces.js';
@@ -36,8 +37,8 @@ export interface HandlerResult {
   /** Defaults to the operation's success status from openapi.json. */
   status?: number;
   body?: unknown;
-  /** The body as JSON text already, instead of `body` (a list joined from kept record texts). */
-  json?: string;
+  /** The body as JSON text or UTF-8 bytes already, instead of `body` (a list page assembled from kept record bytes). */
+  json?: SentBody;
   headers?: Record<string, string>;
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Journal, type RawJournalEntry } from '../../src/journal/journal.js';
-import { MAX_BODY_CHARS } from '../../src/journal/record-request.js';
+import { clip, MAX_BODY_CHARS } from '../../src/journal/record-request.js';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
 
 const entry = (path: string): RawJournalEntry => ({
@@ -78,6 +78,34 @@ describe('journal bounds', () => {
     expect(journal.size).toBe(0);
   });
 
+  it('cuts an answer sent as bytes at a character boundary, never past MAX_BODY_CHARS characters', () => {
+    const asBytes = (text: string) => ({ bytes: Buffer.from(text), chars: text.length });
+    // Short: kept whole, as the same bytes.
+    const short = asBytes('{"name":"Zoë 漢字 🎁"}');
+    expect(clip(short)).toEqual({ text: short.bytes, length: short.chars });
+    // MAX_BODY_CHARS characters are kept whole, whatever their bytes.
+    const atLimit = asBytes('é'.repeat(MAX_BODY_CHARS));
+    expect(clip(atLimit)).toEqual({ text: atLimit.bytes, length: MAX_BODY_CHARS });
+    // Two-byte characters from the first byte on: the limit falls on a character's first byte.
+    const even = asBytes('é'.repeat(MAX_BODY_CHARS + 1));
+    const evenCut = clip(even);
+    expect(evenCut.length).toBe(MAX_BODY_CHARS + 1);
+    expect(evenCut.text.toString()).toBe('é'.repeat(MAX_BODY_CHARS / 2));
+    // One byte first: the limit falls inside a character, which is left out whole.
+    const odd = asBytes(`a${'é'.repeat(MAX_BODY_CHARS)}`);
+    const oddCut = clip(odd);
+    expect(oddCut.text.toString()).toBe(`a${'é'.repeat(MAX_BODY_CHARS / 2 - 1)}`);
+    expect(oddCut.text.toString()).not.toContain('\uFFFD');
+    // Four-byte characters (two UTF-16 units each): whole ones only, and the length counts units.
+    const emoji = asBytes('🎁'.repeat(MAX_BODY_CHARS));
+    const emojiCut = clip(emoji);
+    expect(emojiCut).toMatchObject({ length: 2 * MAX_BODY_CHARS });
+    expect(emojiCut.text.toString()).toBe('🎁'.repeat(MAX_BODY_CHARS / 4));
+    // ASCII: exactly MAX_BODY_CHARS characters.
+    const ascii = asBytes('x'.repeat(MAX_BODY_CHARS + 1));
+    expect(clip(ascii).text.toString()).toBe('x'.repeat(MAX_BODY_CHARS));
+  });
+
   describe('over HTTP', () => {
     let sb: TestSandbox;
     beforeAll(async () => {
@@ -93,6 +121,28 @@ describe('journal bounds', () => {
       expect(typeof logged.body).toBe('string');
       expect(logged.body).toMatch(new RegExp(`^\\{"display_name":"x+\\.\\.\\. \\[truncated: ${MAX_BODY_CHARS + 29} characters\\]$`));
       expect(logged.response_body).toMatchObject({ type: 'error', code: 'bad_request' });
+    });
+
+    it('records a list page (sent as bytes) whole when short, and as a marked prefix of its text when long', async () => {
+      const small = await sb.http.get('/gift-cards?limit=2').set('authorization', sb.auth);
+      expect(small.status).toBe(200);
+      let [logged] = (await sb.http.get('/_sandbox/requests')).body.items;
+      expect(logged).toMatchObject({ operation_id: 'listGiftCards', status: 200, path: '/gift-cards', query: { limit: '2' } });
+      expect(logged.response_body).toEqual(small.body);
+
+      const large = await sb.http.get('/gift-cards?limit=100').set('authorization', sb.auth);
+      expect(large.status).toBe(200);
+      expect(large.text.length).toBeGreaterThan(MAX_BODY_CHARS);
+      [logged] = (await sb.http.get('/_sandbox/requests')).body.items;
+      const marker = `... [truncated: ${large.text.length} characters]`;
+      expect(logged.response_body.endsWith(marker)).toBe(true);
+      const prefix = logged.response_body.slice(0, -marker.length);
+      expect(prefix).toBe(large.text.slice(0, prefix.length));
+      // Cut as UTF-8 at a character boundary: at most MAX_BODY_CHARS bytes, and less than one
+      // character short of them (the fixtures' names hold multi-byte characters).
+      expect(Buffer.byteLength(prefix)).toBeLessThanOrEqual(MAX_BODY_CHARS);
+      expect(Buffer.byteLength(prefix)).toBeGreaterThan(MAX_BODY_CHARS - 4);
+      expect(prefix).not.toContain('\uFFFD');
     });
 
     it('records a non-JSON body as text', async () => {

@@ -213,6 +213,19 @@ describe('GET /gift-cards', () => {
       });
     });
 
+    it('sends any character as UTF-8, with the byte length as Content-Length, on small and full pages', async () => {
+      const name = 'Zoë Ødegård 漢字 🎁 "quoted" \\ back\u2028line';
+      expect((await sb.http.put(`/ns/texts-utf8/buyers/${JANE.id}`).set('authorization', sb.auth).send({ display_name: name })).status).toBe(200);
+      for (const limit of [1, 100]) {
+        const res = await sb.http.get(`/ns/texts-utf8/gift-cards?buyer_id=${JANE.id}&limit=${limit}`).set('authorization', sb.auth);
+        expectJson(res, 200);
+        expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
+        expect(res.body.items.length).toBeGreaterThan(0);
+        for (const card of res.body.items) expect(card.buyer.display_name).toBe(name);
+        expect(res.body.limit).toBe(limit);
+      }
+    });
+
     it('leaves no trace of a kept text in the stored record, its JSON or its copies', async () => {
       const stored = store(sb).gift_cards.get(CARD)!;
       const before = JSON.stringify(stored);

@@ -38,7 +38,7 @@ export function giftCardHandlers(cursors: CursorCodec): HandlerMap {
       const previousCursor = start > 0 && page.length ? cursorAt('previous', page[0]) : null;
       // The body {items, limit, next_cursor, previous_cursor}, written as text around the kept card texts.
       const rest = `,"limit":${JSON.stringify(limit)},"next_cursor":${JSON.stringify(nextCursor)},"previous_cursor":${JSON.stringify(previousCursor)}}`;
-      return { json: cardJson.arrayText(ctx.db, page, '{"items":', rest) };
+      return { json: cardJson.arrayBytes(ctx.db, page, '{"items":', rest) };
     },
   };
 }
