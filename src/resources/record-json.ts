@@ -1,8 +1,8 @@
-// The JSON of records in their API shape (RecordJson), or of a whole answer (AnswerJson), kept
-// until a collection the shape is built from changes. A page of 100 gift cards (128 KB, each card
-// with its nested buyer) is then copied together from kept bytes instead of being built as objects
-// and serialized again on every request: serializing was most of a list call's work, and with a
-// large store it also walked records spread across memory.
+// The JSON of records in their API shape, kept until what it shows changes: per record
+// (RecordJson: a gift card with its buyer and gift card service), or per whole answer (AnswerJson:
+// a read-only list). A page of 100 gift cards (128 KB) is then copied together from kept bytes
+// instead of being built as objects and serialized again on every request: serializing was most of
+// a list call's work, and with a large store it also walked records spread across memory.
 //
 // A record's JSON is kept as UTF-8 bytes, encoded once: a page is then one memory copy, not a
 // 128 KB string to encode on every call (which took a quarter of a list call), and with a large
@@ -11,22 +11,19 @@
 // Object.keys, spread and structuredClone all ignore, so it never reaches a client, a data file or
 // a copy. Not in a WeakMap: with a large store, V8 walks a WeakMap of every record on each
 // young-generation collection, which cost more than the texts saved.
+//
+// A record's kept JSON stays valid while the record and each record it shows are the same objects
+// at the same revision (collection.ts): a change to one buyer renews the JSON of that buyer's cards
+// only, not of every card in the store.
 import type { JsonBytes } from '../http/json-response.js';
+import { revisionOf } from '../store/collection.js';
 import type { CollectionMap } from '../store/store.js';
 
-/** A collection a shape is built from: its change count says when kept texts went stale. */
-export interface JsonSource {
-  readonly changeCount: number;
-}
-
-/** One state of the source collections: texts made in it carry it, and are valid while it lasts. */
-interface Generation {
-  sources: readonly JsonSource[];
-  counts: number[];
-}
-
 interface KeptJson {
-  generation: Generation;
+  /** The record's revision, and the records it shows with theirs, when the JSON was made. */
+  revision: number;
+  shown: readonly (object | undefined)[];
+  shownRevisions: number[];
   /** UTF-8, in a slice of a shared pool buffer (Buffer.from), so 100,000 of them are not 100,000 allocations. */
   bytes: Buffer;
   /** Its length as text (UTF-16 units), which the journal counts its limits in. */
@@ -35,35 +32,18 @@ interface KeptJson {
 
 const COMMA = 0x2c;
 
-/** The current generation of each set of sources, by its first source collection. */
-class Generations {
-  /** Keyed by the first source: each namespace's store (and each reset) has its own. */
-  private readonly current = new WeakMap<JsonSource, Generation>();
-
-  /** A new generation when a source collection changed (or was replaced) since the last call. */
-  of(sources: readonly JsonSource[]): Generation {
-    const current = this.current.get(sources[0]);
-    if (current && sources.every((source, i) => source === current.sources[i] && source.changeCount === current.counts[i])) return current;
-    const next: Generation = { sources, counts: sources.map((source) => source.changeCount) };
-    this.current.set(sources[0], next);
-    return next;
-  }
-}
-
 export class RecordJson<R extends object> {
-  /** Where each record keeps its text (one symbol per shape). */
+  /** Where each record keeps its JSON (one symbol per shape). */
   private readonly slot = Symbol('api json');
-  private readonly generations = new Generations();
 
   constructor(
     private readonly serialize: (db: CollectionMap, record: R) => unknown,
-    /** Every collection the shape reads, the records' own first. */
-    private readonly sourcesOf: (db: CollectionMap) => readonly JsonSource[],
+    /** The other records the shape of `record` shows (undefined for one that does not exist). */
+    private readonly shownWith: (db: CollectionMap, record: R) => readonly (object | undefined)[],
   ) {}
 
   /** `before`, then `records` as a JSON array of their API shapes, then `after`, as UTF-8 bytes in one buffer. */
   arrayBytes(db: CollectionMap, records: readonly R[], before = '', after = ''): JsonBytes {
-    const generation = this.generations.of(this.sourcesOf(db));
     const opening = `${before}[`;
     const closing = `]${after}`;
     const kept: KeptJson[] = new Array(records.length);
@@ -71,7 +51,7 @@ export class RecordJson<R extends object> {
     let length = Buffer.byteLength(opening) + Buffer.byteLength(closing) + Math.max(0, records.length - 1);
     let chars = opening.length + closing.length + Math.max(0, records.length - 1);
     for (let i = 0; i < records.length; i++) {
-      kept[i] = this.keptOf(db, records[i], generation);
+      kept[i] = this.keptOf(db, records[i]);
       length += kept[i].bytes.length;
       chars += kept[i].chars;
     }
@@ -85,20 +65,50 @@ export class RecordJson<R extends object> {
     return { bytes, chars };
   }
 
-  private keptOf(db: CollectionMap, record: R, generation: Generation): KeptJson {
+  private keptOf(db: CollectionMap, record: R): KeptJson {
+    const shown = this.shownWith(db, record);
     const kept = (record as Record<symbol, KeptJson | undefined>)[this.slot];
-    if (kept !== undefined && kept.generation === generation) return kept;
+    if (kept !== undefined && isCurrent(kept, record, shown)) return kept;
     const json = JSON.stringify(this.serialize(db, record));
-    if (kept !== undefined) {
-      kept.generation = generation;
-      kept.bytes = Buffer.from(json);
-      kept.chars = json.length;
-      return kept;
-    }
-    const fresh: KeptJson = { generation, bytes: Buffer.from(json), chars: json.length };
+    const fresh: KeptJson = { revision: revisionOf(record), shown, shownRevisions: shown.map((r) => (r ? revisionOf(r) : 0)), bytes: Buffer.from(json), chars: json.length };
     // Not enumerable: spread and Object.assign (record copies) leave it behind.
     Object.defineProperty(record, this.slot, { value: fresh, writable: true, configurable: true, enumerable: false });
     return fresh;
+  }
+}
+
+function isCurrent(kept: KeptJson, record: object, shown: readonly (object | undefined)[]): boolean {
+  if (kept.revision !== revisionOf(record) || kept.shown.length !== shown.length) return false;
+  for (let i = 0; i < shown.length; i++) {
+    const other = shown[i];
+    if (other !== kept.shown[i] || (other !== undefined && revisionOf(other) !== kept.shownRevisions[i])) return false;
+  }
+  return true;
+}
+
+/** A collection an answer is built from: its change count says when kept answers went stale. */
+export interface JsonSource {
+  readonly changeCount: number;
+}
+
+/** One state of the source collections: answers made in it carry it, and are valid while it lasts. */
+interface Generation {
+  sources: readonly JsonSource[];
+  counts: number[];
+}
+
+/** The current generation of each set of sources, by its first source collection. */
+class Generations {
+  /** Keyed by the first source: each namespace's store (and each reset) has its own. */
+  private readonly current = new WeakMap<JsonSource, Generation>();
+
+  /** A new generation when a source collection changed (or was replaced) since the last call. */
+  of(sources: readonly JsonSource[]): Generation {
+    const current = this.current.get(sources[0]);
+    if (current && sources.every((source, i) => source === current.sources[i] && source.changeCount === current.counts[i])) return current;
+    const next: Generation = { sources, counts: sources.map((source) => source.changeCount) };
+    this.current.set(sources[0], next);
+    return next;
   }
 }
 

@@ -4,6 +4,22 @@
 // changed, or the id deleted), which it appends to its change log; a memory-only store passes none
 // and pays nothing.
 
+/** Where a record counts its in-place updates: not enumerable, so copies, JSON and data files never carry it. */
+const REVISION = Symbol('revision');
+
+/**
+ * How many times update() has changed this record object in place. With the object's identity, it
+ * tells whether something derived from the record (its kept JSON) is still current: an inserted,
+ * replaced or reset record is another object.
+ */
+export function revisionOf(record: object): number {
+  return (record as { [REVISION]?: number })[REVISION] ?? 0;
+}
+
+function countUpdate(record: object): void {
+  Object.defineProperty(record, REVISION, { value: revisionOf(record) + 1, writable: true, configurable: true, enumerable: false });
+}
+
 /** Told of every change, after it is made in memory. */
 export interface CollectionListener {
   /** `row` was added at the end of the collection. */
@@ -66,6 +82,7 @@ export class Collection<T extends { id: string }> {
     const row = this.byId.get(id);
     if (!row) return undefined;
     Object.assign(row, patch);
+    countUpdate(row);
     this.touch();
     this.listener?.put(this.name, row); // mutated in place: the whole record after the merge
     return row;

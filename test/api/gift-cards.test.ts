@@ -226,6 +226,30 @@ describe('GET /gift-cards', () => {
       }
     });
 
+    it('renews the JSON of a changed buyer\'s cards only, and shows a removed gift card service on the next call', async () => {
+      const keptOf = (id: string) => {
+        const stored = store(sb).gift_cards.get(id) as object;
+        const slot = Object.getOwnPropertySymbols(stored).find((s) => s.description === 'api json');
+        return slot && (stored as Record<symbol, unknown>)[slot];
+      };
+      const cards = store(sb).gift_cards.where((g) => g.merchant_account_id === 'default');
+      const janes = cards.filter((g) => g.buyer_id === JANE.id).map((g) => g.id);
+      const others = cards.filter((g) => g.buyer_id !== JANE.id).map((g) => g.id);
+      expect(janes.length && others.length).toBeTruthy();
+      await walk(100);
+      const before = new Map([...janes, ...others].map((id) => [id, keptOf(id)]));
+      expect([...before.values()].every((k) => k !== undefined)).toBe(true);
+
+      expect((await sb.http.put(`/buyers/${JANE.id}`).set('authorization', sb.auth).send({ display_name: 'Jane Again' })).status).toBe(200);
+      expect((await cardIn()).buyer.display_name).toBe('Jane Again');
+      await walk(100);
+      for (const id of others) expect(keptOf(id), id).toBe(before.get(id)); // not serialized again
+      for (const id of janes) expect(keptOf(id), id).not.toBe(before.get(id));
+
+      expect((await sb.http.delete(records(`gift_card_services/${SERVICE}`))).status).toBe(204);
+      expect((await cardIn()).gift_card_service).toEqual({ type: 'gift-card-service', id: SERVICE, gift_card_service_definition_id: 'unknown', display_name: 'Removed gift card service' });
+    });
+
     it('leaves no trace of a kept text in the stored record, its JSON or its copies', async () => {
       const stored = store(sb).gift_cards.get(CARD)!;
       const before = JSON.stringify(stored);
