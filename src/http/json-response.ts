@@ -4,6 +4,7 @@
 // simple GET. So headers a middleware wants on the answer go in the `responseHeaders` variable, not
 // c.header(). The JSON text is kept on the context, so the journal records it without cloning the
 // response stream.
+import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 import type { SandboxEnv } from './env.js';
 
@@ -16,6 +17,8 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 export interface JsonBytes {
   bytes: Buffer<ArrayBuffer>;
   chars: number;
+  /** Called once the response carrying the bytes has been written: they may be reused (buffer-pool.ts). */
+  release?: () => void;
 }
 
 /** What an API answer carried: its JSON text, its JSON bytes, or '' for no body. */
@@ -37,6 +40,8 @@ function respond(c: Context<SandboxEnv>, body: SentBody | null, status: number, 
   const payload = typeof body === 'string' ? (body.length > LARGE_BODY_CHARS ? Buffer.from(body) : body) : body === null ? null : body.bytes;
   const res = new Response(payload, { status, headers: all });
   c.set('sentJson', { res, body: body ?? '' });
+  // Only Node's own response says when its bytes are written; without one (in process) the GC takes them.
+  if (body !== null && typeof body !== 'string' && body.release) (c.env as Partial<HttpBindings> | undefined)?.outgoing?.once('finish', body.release);
   return res;
 }
 

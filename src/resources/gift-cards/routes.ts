@@ -12,7 +12,11 @@ export function giftCardOrder(a: { created_at: string; id: string }, b: { create
 
 export function giftCardHandlers(cursors: CursorCodec): HandlerMap {
   // A card's JSON shows its buyer and its gift card service: a change to either renews it.
-  const cardJson = new RecordJson<GiftCardRecord>(serializeGiftCard, (db, card) => [db.buyers.get(card.buyer_id), db.gift_card_services.get(card.gift_card_service_id)]);
+  const cardJson = new RecordJson<GiftCardRecord>(
+    serializeGiftCard,
+    (db) => [db.gift_cards, db.buyers, db.gift_card_services],
+    (db, card) => [db.buyers.get(card.buyer_id), db.gift_card_services.get(card.gift_card_service_id)],
+  );
   return {
     listGiftCards(ctx) {
       const { query, merchantAccountId } = ctx;
