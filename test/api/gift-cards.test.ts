@@ -1,5 +1,7 @@
 // GET /gift-cards: the gift card shape, cursor pagination walked end to end in both directions,
 // refused cursors, limits and the buyer filters.
+import { createHmac } from 'node:crypto';
+import { CursorCodec } from '../../src/resources/gift-cards/cursor.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
 import { ISO, MERCHANT_HEADER, UUID, expectBadRequest, expectJson, store } from './support.js';
@@ -131,6 +133,34 @@ describe('GET /gift-cards', () => {
     expect(ids).toEqual(expectedOrder('merchant-two'));
     expect(ids.length).toBeGreaterThan(5);
     expect(ids).toContain(WELL_KNOWN.giftCards.merchantTwo.id);
+  });
+
+  it('serves the page a cursor names whether its position hint holds, is wrong or is absent; refuses a malformed hint', async () => {
+    // The sandbox's own codec (its secret comes from the seed): cursors signed as the sandbox signs them.
+    const codec = new CursorCodec(`payments-sandbox-cursor-${sb.deps.config.seed}`);
+    const first = (await list('?limit=10')).body;
+    const second = (await list(`?limit=10&cursor=${encodeURIComponent(first.next_cursor)}`)).body;
+    const last = first.items[9];
+    const key = { direction: 'next' as const, created_at: last.created_at, id: last.id, merchant_account_id: 'default' };
+    for (const cursor of [codec.encode(key), codec.encode({ ...key, at: 0 }), codec.encode({ ...key, at: 999_999 }), codec.encode({ ...key, at: 9 })]) {
+      const page = await list(`?limit=10&cursor=${encodeURIComponent(cursor)}`);
+      expectJson(page, 200);
+      expect(page.body.items).toEqual(second.items);
+    }
+    // The previous page from the second page's first card, hint or none.
+    const back = { direction: 'previous' as const, created_at: second.items[0].created_at, id: second.items[0].id, merchant_account_id: 'default' };
+    for (const cursor of [codec.encode(back), codec.encode({ ...back, at: 3 })]) {
+      expect((await list(`?limit=10&cursor=${encodeURIComponent(cursor)}`)).body.items).toEqual(first.items);
+    }
+    // A payload signed as the sandbox signs (HMAC-SHA256 of the payload, base64url, 22 characters).
+    const signed = (fields: unknown[]) => {
+      const payload = Buffer.from(JSON.stringify(fields)).toString('base64url');
+      return `${payload}.${createHmac('sha256', `payments-sandbox-cursor-${sb.deps.config.seed}`).update(payload).digest('base64url').slice(0, 22)}`;
+    };
+    expect(signed(['n', last.created_at, last.id, 'default', 9])).toBe(codec.encode({ ...key, at: 9 }));
+    for (const hint of [-1, 1.5, '3', null]) {
+      expectBadRequest(await list(`?limit=10&cursor=${encodeURIComponent(signed(['n', last.created_at, last.id, 'default', hint]))}`), [{ location: 'query', pointer: '/cursor', type: 'cursor_invalid' }]);
+    }
   });
 
   it('refuses tampered, foreign and malformed cursors with 400', async () => {

@@ -26,7 +26,7 @@ export function giftCardHandlers(cursors: CursorCodec): HandlerMap {
       let end = Math.min(rows.length, limit);
       if (query.cursor) {
         const key = cursors.decode(query.cursor, merchantAccountId);
-        const at = firstAfter(rows, key); // index of the first row sorting after the key
+        const at = firstAfter(rows, key); // index of the first row sorting after the key (the hint, when it still holds)
         if (key.direction === 'next') {
           start = at;
           end = Math.min(rows.length, start + limit);
@@ -36,10 +36,10 @@ export function giftCardHandlers(cursors: CursorCodec): HandlerMap {
         }
       }
       const page = rows.slice(start, end);
-      const cursorAt = (direction: CursorKey['direction'], row: GiftCardRecord) =>
-        cursors.encode({ direction, created_at: row.created_at, id: row.id, merchant_account_id: merchantAccountId });
-      const nextCursor = end < rows.length && page.length ? cursorAt('next', page[page.length - 1]) : null;
-      const previousCursor = start > 0 && page.length ? cursorAt('previous', page[0]) : null;
+      const cursorAt = (direction: CursorKey['direction'], row: GiftCardRecord, at: number) =>
+        cursors.encode({ direction, created_at: row.created_at, id: row.id, merchant_account_id: merchantAccountId, at });
+      const nextCursor = end < rows.length && page.length ? cursorAt('next', page[page.length - 1], end - 1) : null;
+      const previousCursor = start > 0 && page.length ? cursorAt('previous', page[0], start) : null;
       // The body {items, limit, next_cursor, previous_cursor}, written as text around the kept card texts.
       const rest = `,"limit":${JSON.stringify(limit)},"next_cursor":${JSON.stringify(nextCursor)},"previous_cursor":${JSON.stringify(previousCursor)}}`;
       return { json: cardJson.arrayBytes(ctx.db, page, '{"items":', rest) };
@@ -57,8 +57,9 @@ function filteredRows({ db, query, merchantAccountId }: HandlerContext): readonl
   });
 }
 
-/** Binary search: the first index whose row sorts strictly after the cursor's key. */
+/** The first index whose row sorts strictly after the cursor's key: next to the hinted row when it is still the key's, else by binary search. */
 function firstAfter(rows: readonly GiftCardRecord[], key: CursorKey): number {
+  if (key.at !== undefined && key.at < rows.length && sameKey(rows[key.at], key)) return key.at + 1;
   let lo = 0;
   let hi = rows.length;
   while (lo < hi) {
