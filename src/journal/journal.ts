@@ -110,14 +110,15 @@ const PART_LENGTHS = 12;
 
 /**
  * The entry's fields other than its bodies, in the order they are encoded (one list for both ways),
- * with how each is written: `text` as it is, `nullable` with null as '' (no such field is ever
- * empty when present, and '' means nothing to a reader either), numbers as decimal text.
+ * with how each is written: `text` as it is (`client text` when the client chose it, and may have
+ * slipped a NUL in), `nullable` with null as '' (no such field is ever empty when present, and ''
+ * means nothing to a reader either), numbers as decimal text.
  */
 const FIELDS = {
-  timestamp: 'text', namespace: 'text', method: 'text', path: 'text', url: 'text', headerLines: 'text',
+  timestamp: 'text', namespace: 'text', method: 'text', path: 'client text', url: 'client text', headerLines: 'client text',
   requestLength: 'number?', requestContentType: 'nullable', status: 'number', responseLength: 'number?',
   responseContentType: 'nullable', duration_ms: 'number', operation_id: 'nullable', scenario: 'nullable', request_id: 'text',
-} as const satisfies Partial<Record<keyof RawJournalEntry, 'text' | 'nullable' | 'number' | 'number?'>>;
+} as const satisfies Partial<Record<keyof RawJournalEntry, 'text' | 'client text' | 'nullable' | 'number' | 'number?'>>;
 const FIELD_NAMES = Object.keys(FIELDS) as (keyof typeof FIELDS)[];
 
 // Fields are joined with NUL, which no field can hold: Node's HTTP parser and the fetch Headers
@@ -129,10 +130,11 @@ const SEPARATOR = '\u0000';
 function encodeFields(raw: RawJournalEntry): string {
   let text = '';
   for (let i = 0; i < FIELD_NAMES.length; i++) {
-    const value = raw[FIELD_NAMES[i]];
-    const part = value === null || value === undefined ? '' : typeof value === 'string' ? value : String(value);
-    if (i > 0) text += SEPARATOR;
-    text += part.includes(SEPARATOR) ? part.replaceAll(SEPARATOR, '\uFFFD') : part;
+    const name = FIELD_NAMES[i];
+    const value = raw[name];
+    let part = value === null || value === undefined ? '' : typeof value === 'string' ? value : String(value);
+    if (FIELDS[name] === 'client text' && part.includes(SEPARATOR)) part = part.replaceAll(SEPARATOR, '\uFFFD');
+    text += i > 0 ? SEPARATOR + part : part;
   }
   return text;
 }
@@ -143,6 +145,7 @@ function decodeFields(text: string, raw: Record<string, unknown>): void {
     const part = parts[i] ?? '';
     switch (FIELDS[name]) {
       case 'text':
+      case 'client text':
         raw[name] = part;
         break;
       case 'nullable':
