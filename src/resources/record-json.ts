@@ -72,7 +72,9 @@ export class RecordJson<R extends object> {
     let at = bytes.write(opening, 0);
     for (let i = 0; i < kept.length; i++) {
       if (i > 0) bytes[at++] = COMMA;
-      at += kept[i].bytes.copy(bytes, at);
+      // set(), not copy(): Node 20's copy() makes a new view of the source on every call.
+      bytes.set(kept[i].bytes, at);
+      at += kept[i].bytes.length;
     }
     bytes.write(closing, at);
     let released = false;
