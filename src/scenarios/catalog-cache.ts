@@ -6,9 +6,9 @@
 // ignored and the folder is loaded and checked as usual. Only built code uses it (like the seed
 // cache): the tests run from src/, where a catalog built by older code could be stale.
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadSpec, packageRoot } from '../spec/load-spec.js';
+import { loadSpec, packageRoot, RUNNING_BUILT } from '../spec/load-spec.js';
 import { indexSpec, type SpecIndex } from '../spec/operations.js';
 import { loadScenarios, scenarioFiles, scenariosFolder } from './load-scenarios.js';
 import type { Scenario, ScenarioCatalog } from './types.js';
@@ -21,8 +21,6 @@ interface KeptCatalog {
   fingerprint: string;
   scenarios: KeptScenario[];
 }
-
-const RUNNING_FROM_DIST = dirname(fileURLToPath(import.meta.url)).split(/[\\/]/).includes('dist');
 
 export function builtInCatalogFile(): string {
   return join(packageRoot(), 'dist', 'scenarios-catalog.json');
@@ -60,7 +58,7 @@ export function readCatalog(file: string, fingerprint: string): ScenarioCatalog 
 
 /** The built-in scenarios: the build's catalog when it still matches its files, else the folder, loaded and checked. */
 export function builtInScenarios(spec: SpecIndex): ScenarioCatalog {
-  if (RUNNING_FROM_DIST) {
+  if (RUNNING_BUILT) {
     const kept = readCatalog(builtInCatalogFile(), fingerprintOf(scenariosFolder(null), builtInSpecFile()));
     if (kept) return kept;
   }

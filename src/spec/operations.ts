@@ -78,12 +78,11 @@ function buildOperation(compiler: SchemaCompiler, doc: OpenAPIV3_1.Document, met
   for (const location of ['path', 'query', 'header'] as const) {
     const inLocation = params.filter((p) => p.in === location);
     if (!inLocation.length) continue;
-    const key = (p: OpenAPIV3_1.ParameterObject) => (location === 'header' ? p.name.toLowerCase() : p.name);
     define(location, () => compiler.compile(
       {
         type: 'object',
-        properties: Object.fromEntries(inLocation.map((p) => [key(p), p.schema ?? {}])),
-        required: inLocation.filter((p) => p.required).map(key),
+        properties: Object.fromEntries(inLocation.map((p) => [paramKey(p), p.schema ?? {}])),
+        required: inLocation.filter((p) => p.required).map(paramKey),
       },
       { coerce: true },
     ));
@@ -117,10 +116,15 @@ function buildOperation(compiler: SchemaCompiler, doc: OpenAPIV3_1.Document, met
     declaredStatuses: statuses.sort((a, b) => a - b),
     hasBody: Boolean(bodySchema),
     bodyRequired: Boolean(body?.required),
-    headerParams: params.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase()),
+    headerParams: params.filter((p) => p.in === 'header').map(paramKey),
     validators,
     responseValidators,
   };
+}
+
+/** A parameter's name as requests are read: header names are case-insensitive and arrive lower-cased. */
+function paramKey(p: OpenAPIV3_1.ParameterObject): string {
+  return p.in === 'header' ? p.name.toLowerCase() : p.name;
 }
 
 /** Follows a local `$ref` (components/parameters, responses, requestBodies). */

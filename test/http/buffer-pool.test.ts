@@ -46,9 +46,9 @@ describe('list pages under concurrent load', () => {
     auth = `Bearer ${await sb.token()}`;
   });
   afterAll(() => sb.close());
+  const get = (path: string) => fetch(`${sb.url}${path}`, { headers: { authorization: auth } });
 
   it('sends every client exactly its own page while buffers are reused', async () => {
-    const get = (path: string) => fetch(`${sb.url}${path}`, { headers: { authorization: auth } });
     const first = await (await get('/gift-cards?limit=100')).text();
     const paths = ['/gift-cards?limit=100', `/gift-cards?limit=100&cursor=${encodeURIComponent(JSON.parse(first).next_cursor)}`, '/gift-cards?limit=37', '/gift-cards?limit=3'];
     const expected = await Promise.all(paths.map(async (p) => (await get(p)).text()));
@@ -66,7 +66,6 @@ describe('list pages under concurrent load', () => {
   });
 
   it('keeps a page intact for a client that reads slowly while other clients reuse buffers', async () => {
-    const get = (path: string) => fetch(`${sb.url}${path}`, { headers: { authorization: auth } });
     const first = await (await get('/gift-cards?limit=100')).text();
     const other = `/gift-cards?limit=100&cursor=${encodeURIComponent(JSON.parse(first).next_cursor)}`;
     // 40 pipelined requests for the first page (about 5 MB of answers) on a socket that is not read:
