@@ -21,15 +21,19 @@ import { BufferPool } from '../http/buffer-pool.js';
 import type { JsonBytes } from '../http/json-response.js';
 import { revisionOf } from '../store/collection.js';
 import type { CollectionMap } from '../store/store.js';
+import { ViewBlocks } from './view-blocks.js';
 
-interface KeptJson {
+export interface KeptJson {
   /** The last state of the source collections in which the JSON was found current. */
   generation: Generation;
   /** The record's revision, and the records it shows with theirs, when the JSON was made. */
   revision: number;
   shown: readonly (object | undefined)[];
   shownRevisions: number[];
-  /** UTF-8, in a slice of a shared pool buffer (Buffer.from), so 100,000 of them are not 100,000 allocations. */
+  /**
+   * UTF-8: first a slice of a shared pool buffer (Buffer.from), so 100,000 of them are not 100,000
+   * allocations; once the record is in a view block, a view of the block's copy (view-blocks.ts).
+   */
   bytes: Buffer;
   /** Its length as text (UTF-16 units), which the journal counts its limits in. */
   chars: number;
@@ -46,6 +50,9 @@ export class RecordJson<R extends object> {
 
   private readonly generations = new Generations();
 
+  /** Blocks of kept JSON per ordered view, by the view's array: a rebuilt view (a new array) starts afresh. */
+  private readonly blocks = new WeakMap<readonly R[], ViewBlocks<R>>();
+
   constructor(
     private readonly serialize: (db: CollectionMap, record: R) => unknown,
     /** Every collection the shape reads, the records' own first. */
@@ -57,34 +64,30 @@ export class RecordJson<R extends object> {
   /** `before`, then `records` as a JSON array of their API shapes, then `after`, as UTF-8 bytes in one buffer. */
   arrayBytes(db: CollectionMap, records: readonly R[], before = '', after = ''): JsonBytes {
     const generation = this.generations.of(this.sourcesOf(db));
-    const opening = `${before}[`;
-    const closing = `]${after}`;
-    const kept: KeptJson[] = new Array(records.length);
-    // The commas between records, and the text around them.
-    let length = Buffer.byteLength(opening) + Buffer.byteLength(closing) + Math.max(0, records.length - 1);
-    let chars = opening.length + closing.length + Math.max(0, records.length - 1);
+    const pieces: Buffer[] = new Array(records.length);
+    let chars = 0;
     for (let i = 0; i < records.length; i++) {
-      kept[i] = this.keptOf(db, records[i], generation);
-      length += kept[i].bytes.length;
-      chars += kept[i].chars;
+      const kept = this.keptOf(db, records[i], generation);
+      pieces[i] = kept.bytes;
+      chars += kept.chars;
     }
-    const bytes = pages.take(length);
-    let at = bytes.write(opening, 0);
-    for (let i = 0; i < kept.length; i++) {
-      if (i > 0) bytes[at++] = COMMA;
-      // set(), not copy(): Node 20's copy() makes a new view of the source on every call.
-      bytes.set(kept[i].bytes, at);
-      at += kept[i].bytes.length;
+    return joinPieces(`${before}[`, pieces, chars, `]${after}`);
+  }
+
+  /**
+   * As arrayBytes, for `rows[start, end)` of an ordered view that stays the same array while its
+   * collection is unchanged (Collection.view): copied from the view's kept blocks, one or two
+   * copies per page instead of one per record.
+   */
+  rangeBytes(db: CollectionMap, rows: readonly R[], start: number, end: number, before = '', after = ''): JsonBytes {
+    const generation = this.generations.of(this.sourcesOf(db));
+    let blocks = this.blocks.get(rows);
+    if (!blocks) {
+      blocks = new ViewBlocks<R>();
+      this.blocks.set(rows, blocks);
     }
-    bytes.write(closing, at);
-    let released = false;
-    // Once only: a buffer given back twice would be handed to two responses at the same time.
-    const release = () => {
-      if (released) return;
-      released = true;
-      pages.give(bytes);
-    };
-    return { bytes, chars, release };
+    const { pieces, chars } = blocks.range(rows, start, end, generation, (record) => this.keptOf(db, record, generation));
+    return joinPieces(`${before}[`, pieces, chars, `]${after}`);
   }
 
   private keptOf(db: CollectionMap, record: R, generation: Generation): KeptJson {
@@ -105,6 +108,30 @@ export class RecordJson<R extends object> {
   }
 }
 
+/** `opening`, the pieces separated by commas, then `closing`, in one buffer from the page pool. */
+function joinPieces(opening: string, pieces: readonly Buffer[], pieceChars: number, closing: string): JsonBytes {
+  const commas = Math.max(0, pieces.length - 1);
+  let length = Buffer.byteLength(opening) + Buffer.byteLength(closing) + commas;
+  for (let i = 0; i < pieces.length; i++) length += pieces[i].length;
+  const bytes = pages.take(length);
+  let at = bytes.write(opening, 0);
+  for (let i = 0; i < pieces.length; i++) {
+    if (i > 0) bytes[at++] = COMMA;
+    // set(), not copy(): Node 20's copy() makes a new view of the source on every call.
+    bytes.set(pieces[i], at);
+    at += pieces[i].length;
+  }
+  bytes.write(closing, at);
+  let released = false;
+  // Once only: a buffer given back twice would be handed to two responses at the same time.
+  const release = () => {
+    if (released) return;
+    released = true;
+    pages.give(bytes);
+  };
+  return { bytes, chars: opening.length + closing.length + commas + pieceChars, release };
+}
+
 function isCurrent(kept: KeptJson, record: object, shown: readonly (object | undefined)[]): boolean {
   if (kept.revision !== revisionOf(record) || kept.shown.length !== shown.length) return false;
   for (let i = 0; i < shown.length; i++) {
@@ -120,7 +147,7 @@ export interface JsonSource {
 }
 
 /** One state of the source collections: answers made in it carry it, and are valid while it lasts. */
-interface Generation {
+export interface Generation {
   sources: readonly JsonSource[];
   counts: number[];
 }

@@ -130,19 +130,28 @@ describe('journal bounds', () => {
       expect(logged).toMatchObject({ operation_id: 'listGiftCards', status: 200, path: '/gift-cards', query: { limit: '2' } });
       expect(logged.response_body).toEqual(small.body);
 
-      const large = await sb.http.get('/gift-cards?limit=100').set('authorization', sb.auth);
-      expect(large.status).toBe(200);
-      expect(large.text.length).toBeGreaterThan(MAX_BODY_CHARS);
-      [logged] = (await sb.http.get('/_sandbox/requests')).body.items;
-      const marker = `... [truncated: ${large.text.length} characters]`;
-      expect(logged.response_body.endsWith(marker)).toBe(true);
-      const prefix = logged.response_body.slice(0, -marker.length);
-      expect(prefix).toBe(large.text.slice(0, prefix.length));
-      // Cut as UTF-8 at a character boundary: at most MAX_BODY_CHARS bytes, and less than one
-      // character short of them (the fixtures' names hold multi-byte characters).
-      expect(Buffer.byteLength(prefix)).toBeLessThanOrEqual(MAX_BODY_CHARS);
-      expect(Buffer.byteLength(prefix)).toBeGreaterThan(MAX_BODY_CHARS - 4);
-      expect(prefix).not.toContain('\uFFFD');
+      // The first page, and the second, which is copied from two kept blocks of rows (rows 100 to 156).
+      const first = await sb.http.get('/gift-cards?limit=100').set('authorization', sb.auth);
+      const second = await sb.http.get(`/gift-cards?limit=100&cursor=${encodeURIComponent(first.body.next_cursor)}`).set('authorization', sb.auth);
+      for (const large of [first, second]) {
+        expect(large.status).toBe(200);
+        expect(large.text.length).toBeGreaterThan(MAX_BODY_CHARS);
+        expect(Buffer.byteLength(large.text)).toBeGreaterThan(large.text.length); // multi-byte characters, counted as characters
+      }
+      const journal = (await sb.http.get('/_sandbox/requests?limit=2')).body.items;
+      expect(journal.map((e: any) => e.query)).toEqual([{ limit: '100', cursor: first.body.next_cursor }, { limit: '100' }]);
+      journal.reverse().forEach((logged: any, i: number) => {
+        const large = [first, second][i];
+        const marker = `... [truncated: ${large.text.length} characters]`;
+        expect(logged.response_body.endsWith(marker)).toBe(true);
+        const prefix = logged.response_body.slice(0, -marker.length);
+        expect(prefix).toBe(large.text.slice(0, prefix.length));
+        // Cut as UTF-8 at a character boundary: at most MAX_BODY_CHARS bytes, and less than one
+        // character short of them (the fixtures' names hold multi-byte characters).
+        expect(Buffer.byteLength(prefix)).toBeLessThanOrEqual(MAX_BODY_CHARS);
+        expect(Buffer.byteLength(prefix)).toBeGreaterThan(MAX_BODY_CHARS - 4);
+        expect(prefix).not.toContain('\uFFFD');
+      });
     });
 
     it('records a non-JSON body as text', async () => {

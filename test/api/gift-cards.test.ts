@@ -280,6 +280,46 @@ describe('GET /gift-cards', () => {
       expect((await cardIn()).gift_card_service).toEqual({ type: 'gift-card-service', id: SERVICE, gift_card_service_definition_id: 'unknown', display_name: 'Removed gift card service' });
     });
 
+    it('serves the whole list from kept blocks of rows: the same cards as the per-card path, across block edges and after each change', async () => {
+      // Unfiltered pages are copied from blocks of 128 rows; filtered ones card by card. Pages of 50
+      // put an edge (row 128) inside the third page.
+      const unfiltered = async () => (await walk(50)).flatMap((p) => p.items);
+      const perCard = async () => {
+        const cards = new Map<string, any>();
+        const buyers = new Set(store(sb).gift_cards.where((g) => g.merchant_account_id === 'default').map((g) => g.buyer_id));
+        for (const buyer of buyers) for (const card of (await list(`?buyer_id=${buyer}&limit=100`)).body.items) cards.set(card.id, card);
+        return cards;
+      };
+      const agree = async () => {
+        const cards = await unfiltered();
+        expect(cards.map((c) => c.id)).toEqual(expectedOrder());
+        const each = await perCard();
+        expect(each.size).toBe(cards.length);
+        for (const card of cards) expect(card, card.id).toEqual(each.get(card.id));
+        return cards;
+      };
+      const original = await agree();
+      expect(original.length).toBeGreaterThan(128);
+      const byId = (cards: any[]) => new Map(cards.map((c) => [c.id, c]));
+
+      // A buyer's change reaches each of its cards in every block; other cards are as they were.
+      expect((await sb.http.put(`/buyers/${JANE.id}`).set('authorization', sb.auth).send({ display_name: 'Jane Blocks' })).status).toBe(200);
+      const renamed = byId(await agree());
+      for (const card of original) {
+        if (card.buyer.id === JANE.id) expect(renamed.get(card.id).buyer.display_name).toBe('Jane Blocks');
+        else expect(renamed.get(card.id)).toEqual(card);
+      }
+
+      // A card in the second block changes; a card in the first is removed (the view is rebuilt).
+      const changed = original[140];
+      const removed = original[5];
+      expect((await sb.http.patch(records(`gift_cards/${changed.id}`)).send({ usage_count: 4242, cit_usage_count: 1 })).status).toBe(200);
+      expect(byId(await agree()).get(changed.id)).toMatchObject({ usage_count: 4242, cit_usage_count: 1 });
+      expect((await sb.http.delete(records(`gift_cards/${removed.id}`))).status).toBe(204);
+      const after = await agree();
+      expect(after.map((c) => c.id)).toEqual(original.map((c) => c.id).filter((id) => id !== removed.id));
+    });
+
     it('leaves no trace of a kept text in the stored record, its JSON or its copies', async () => {
       const stored = store(sb).gift_cards.get(CARD)!;
       const before = JSON.stringify(stored);

@@ -21,7 +21,7 @@ export function giftCardHandlers(cursors: CursorCodec): HandlerMap {
     listGiftCards(ctx) {
       const { query, merchantAccountId } = ctx;
       const limit: number = query.limit;
-      const rows = filteredRows(ctx);
+      const { rows, view } = filteredRows(ctx);
       let start = 0;
       let end = Math.min(rows.length, limit);
       if (query.cursor) {
@@ -35,26 +35,29 @@ export function giftCardHandlers(cursors: CursorCodec): HandlerMap {
           start = Math.max(0, end - limit);
         }
       }
-      const page = rows.slice(start, end);
-      const cursorAt = (direction: CursorKey['direction'], row: GiftCardRecord, at: number) =>
-        cursors.encode({ direction, created_at: row.created_at, id: row.id, merchant_account_id: merchantAccountId, at });
-      const nextCursor = end < rows.length && page.length ? cursorAt('next', page[page.length - 1], end - 1) : null;
-      const previousCursor = start > 0 && page.length ? cursorAt('previous', page[0], start) : null;
+      const cursorAt = (direction: CursorKey['direction'], at: number) =>
+        cursors.encode({ direction, created_at: rows[at].created_at, id: rows[at].id, merchant_account_id: merchantAccountId, at });
+      const nextCursor = end < rows.length && start < end ? cursorAt('next', end - 1) : null;
+      const previousCursor = start > 0 && start < end ? cursorAt('previous', start) : null;
       // The body {items, limit, next_cursor, previous_cursor}, written as text around the kept card texts.
       const rest = `,"limit":${JSON.stringify(limit)},"next_cursor":${JSON.stringify(nextCursor)},"previous_cursor":${JSON.stringify(previousCursor)}}`;
-      return { json: cardJson.arrayBytes(ctx.db, page, '{"items":', rest) };
+      // A merchant account's whole list is a kept view, copied from its blocks; a filtered one is made per call.
+      const json = view ? cardJson.rangeBytes(ctx.db, rows, start, end, '{"items":', rest) : cardJson.arrayBytes(ctx.db, rows.slice(start, end), '{"items":', rest);
+      return { json };
     },
   };
 }
 
-function filteredRows({ db, query, merchantAccountId }: HandlerContext): readonly GiftCardRecord[] {
+/** The cards the query asks for, in list order; `view` when they are the merchant account's kept view itself. */
+function filteredRows({ db, query, merchantAccountId }: HandlerContext): { rows: readonly GiftCardRecord[]; view: boolean } {
   const rows = db.gift_cards.view(`merchant:${merchantAccountId}`, (g) => g.merchant_account_id === merchantAccountId, giftCardOrder);
-  if (!query.buyer_id && !query.buyer_external_identifier) return rows;
-  return rows.filter((g) => {
+  if (!query.buyer_id && !query.buyer_external_identifier) return { rows, view: true };
+  const filtered = rows.filter((g) => {
     if (query.buyer_id && g.buyer_id !== query.buyer_id) return false;
     if (query.buyer_external_identifier && db.buyers.get(g.buyer_id)?.external_identifier !== query.buyer_external_identifier) return false;
     return true;
   });
+  return { rows: filtered, view: false };
 }
 
 /** The first index whose row sorts strictly after the cursor's key: next to the hinted row when it is still the key's, else by binary search. */
