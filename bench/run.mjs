@@ -104,9 +104,9 @@ const sum = (values) => values.reduce((a, b) => a + b, 0);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
- * One row from the slices of a case: req/s over all of them, the median p50, the highest p99, and
- * the server's CPU time per request and share of its CPU used (under 100 %: the load generator,
- * not the server, set the pace).
+ * One row from the slices of a case: req/s over all of them, the median p50, the highest p99, the
+ * size of a response, the server's CPU time per request and share of its CPU used (under 100 %:
+ * the load generator, not the server, set the pace), and the load generator's share of its own CPU.
  */
 function rowOf(name, runs) {
   const requests = sum(runs.map((r) => r.requests.total));
@@ -120,6 +120,8 @@ function rowOf(name, runs) {
     non_2xx: sum(runs.map((r) => r.non2xx)),
     server_cpu_us_per_req: Math.round((cpu * 1000) / requests),
     server_busy_pct: Math.round((100 * cpu) / (1000 * sum(runs.map((r) => r.duration)))),
+    load_generator_busy_pct: Math.round((100 * sum(runs.map((r) => r.loadCpuMs))) / (1000 * sum(runs.map((r) => r.duration)))),
+    kb_per_response: Math.round(sum(runs.map((r) => r.throughput.total)) / requests / 102.4) / 10,
   };
   console.error(`  ${name}: ${row.req_per_s} req/s, p99 ${row.p99_ms} ms, ${row.server_cpu_us_per_req} CPU µs/request`);
   return row;
@@ -132,8 +134,10 @@ async function sideBySide(entries) {
   for (let slice = 0; slice < SLICES; slice++) {
     for (const [i, entry] of entries.entries()) {
       const before = cpuMs(entry.pid);
+      const loadBefore = process.cpuUsage();
       const result = await load({ ...entry.opts, duration: SECONDS / SLICES });
-      runs[i].push({ ...result, cpuMs: cpuMs(entry.pid) - before });
+      const loadCpu = process.cpuUsage(loadBefore);
+      runs[i].push({ ...result, cpuMs: cpuMs(entry.pid) - before, loadCpuMs: (loadCpu.user + loadCpu.system) / 1000 });
     }
   }
   return entries.map((entry, i) => rowOf(entry.name, runs[i]));
@@ -145,37 +149,54 @@ function cycling(paths) {
   return [{ setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] }) }];
 }
 
+const LIMIT = 100;
+const pageUrl = (cursor) => `/gift-cards?limit=${LIMIT}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+
+/**
+ * The cursor walk: every page URL of GET /gift-cards?limit=100, in order. And the same request
+ * on equal work: every page reached by a cursor that holds 100 cards (the walk's next cursors, and
+ * the last page's previous cursor). The default fixtures' walk is a page of 100 cards and one of
+ * 57; a scaled store's is 1,001 pages of 100: compared walk with walk, the scaled store sends 27 %
+ * more bytes per response, and the load generator, which decodes every body, sets the pace.
+ */
 async function listPages(url, headers) {
-  // The cursor walk: every page URL of GET /gift-cards?limit=100, in order.
-  const pages = ['/gift-cards?limit=100'];
+  const walk = [pageUrl(null)];
+  const full = [];
   for (;;) {
-    const res = await fetch(url + pages[pages.length - 1], { headers });
-    const body = await res.json();
-    if (!body.next_cursor) return pages;
-    pages.push(`/gift-cards?limit=100&cursor=${encodeURIComponent(body.next_cursor)}`);
+    const body = await (await fetch(url + walk[walk.length - 1], { headers })).json();
+    if (walk.length > 1 && body.items.length === LIMIT) full.push(walk[walk.length - 1]);
+    if (!body.next_cursor) {
+      if (body.previous_cursor) full.push(pageUrl(body.previous_cursor));
+      return { walk, full };
+    }
+    walk.push(pageUrl(body.next_cursor));
   }
 }
 
 const BUYER = 'b0000000-0000-4000-8000-000000000001';
 const PUT_BODY = JSON.stringify({ display_name: 'Bench Buyer', external_identifier: 'buyer-ext-0001' });
 
-/** The three measured requests against a server (a sandbox, or the baseline with its page paths). */
-function casesOf(server, headers, listPaths) {
+/** The measured requests against a server (a sandbox, or the baseline with its page paths). */
+function casesOf(server, headers, listPaths, fullPagePaths = []) {
   return {
     get: { url: `${server.url}/card-scheme-definitions`, headers },
     put: { url: `${server.url}/buyers/${BUYER}`, method: 'PUT', headers: { ...headers, 'content-type': 'application/json' }, body: PUT_BODY },
     list: { url: server.url, headers, requests: cycling(listPaths) },
+    full: { url: server.url, headers, requests: cycling(fullPagePaths) },
   };
 }
 
-const CASE_NAMES = { get: 'GET /card-scheme-definitions', put: 'PUT /buyers/{id}', list: 'GET /gift-cards?limit=100' };
+const CASE_NAMES = { get: 'GET /card-scheme-definitions', put: 'PUT /buyers/{id}', list: 'GET /gift-cards?limit=100', full: 'GET /gift-cards?limit=100 by cursor, pages of 100 cards' };
+const SCALE_CASES = ['get', 'put', 'list', 'full'];
+const pages = (n) => `${n} page${n === 1 ? '' : 's'}`;
+const caseName = (key, sb) => `${CASE_NAMES[key]}${key === 'list' ? ` (cursor walk, ${pages(sb.pages)})` : key === 'full' ? ` (${pages(sb.fullPages)})` : ''}`;
 
 /** A sandbox child with its cases ready: started, timed to its first 200, its list pages walked once. */
 async function startSandboxChild(label, args, headers) {
   const sb = await startChild('server.mjs', args);
   const startup = await timeToFirst200(sb.url, sb.started, headers);
-  const pages = await listPages(sb.url, headers);
-  return { ...sb, label, startup_ms: Math.round(startup), pages: pages.length, cases: casesOf(sb, headers, pages) };
+  const { walk, full } = await listPages(sb.url, headers);
+  return { ...sb, label, startup_ms: Math.round(startup), pages: walk.length, fullPages: full.length, cases: casesOf(sb, headers, walk, full) };
 }
 
 const token = await mintToken({ privateKeyPem: readFileSync(join(here, '../fixtures/keys/admin.pem'), 'utf8'), ttlSeconds: 3600 });
@@ -197,7 +218,7 @@ const pairs = {};
 for (const key of ['get', 'put', 'list']) {
   pairs[key] = await sideBySide([
     { name: `baseline ${CASE_NAMES[key]}${key === 'list' ? ` (the same ${base.pages} pages)` : ''}`, opts: baseCases[key], pid: base.pid },
-    { name: `default ${CASE_NAMES[key]}${key === 'list' ? ` (cursor walk, ${fixtures.pages} pages)` : ''}`, opts: fixtures.cases[key], pid: fixtures.pid },
+    { name: `default ${caseName(key, fixtures)}`, opts: fixtures.cases[key], pid: fixtures.pid },
   ]);
 }
 await stopChild(base.child);
@@ -212,10 +233,10 @@ const rssDefault = Math.round(rssMb(fixtures.child.pid));
 async function scaleCases(label, args) {
   const sb = await startSandboxChild(label, args, headers);
   const rows = {};
-  for (const key of ['get', 'put', 'list']) {
+  for (const key of SCALE_CASES) {
     rows[key] = await sideBySide([
-      { name: `default ${CASE_NAMES[key]} (beside ${label})`, opts: fixtures.cases[key], pid: fixtures.pid },
-      { name: `${label} ${CASE_NAMES[key]}${key === 'list' ? ` (cursor walk, ${sb.pages} pages)` : ''}`, opts: sb.cases[key], pid: sb.pid },
+      { name: `default ${caseName(key, fixtures)} (beside ${label})`, opts: fixtures.cases[key], pid: fixtures.pid },
+      { name: `${label} ${caseName(key, sb)}`, opts: sb.cases[key], pid: sb.pid },
     ]);
   }
   const rss = Math.round(rssMb(sb.child.pid));
@@ -246,10 +267,14 @@ const targets = {
   rss_mb_after_load: { value: rssDefault, target: '< 150' },
 };
 for (const [label, run] of [['memory', memory], ['file', file]]) {
-  for (const key of ['get', 'put', 'list']) {
+  for (const key of SCALE_CASES) {
     const [beside, scaled] = run.rows[key];
-    targets[`scale_${label}_${key}_vs_default`] = { value: ratio(scaled.req_per_s, beside.req_per_s), target: '>= 0.8' };
+    // The walk compared with the default walk is shown, not judged: its pages are 27 % larger (see listPages).
+    targets[`scale_${label}_${key === 'full' ? 'list_equal_pages' : key}_vs_default`] = { value: ratio(scaled.req_per_s, beside.req_per_s), target: key === 'list' ? 'for information' : '>= 0.8' };
   }
+  // What a list request costs the server, default over scaled (1 when the store's size costs nothing).
+  const [beside, scaled] = run.rows.full;
+  targets[`scale_${label}_list_equal_pages_server_cpu_default_over_scaled`] = { value: ratio(beside.server_cpu_us_per_req, scaled.server_cpu_us_per_req), target: 'for information' };
 }
 const pass = (t) => {
   const [op, n] = t.target.split(' ');
@@ -262,11 +287,11 @@ const compared = (row, against) => ({ ...row, compared_with: against?.case ?? nu
 const rows = [
   ...['get', 'put', 'list'].flatMap((key) => [compared(pairs[key][0]), compared(pairs[key][1], pairs[key][0])]),
   compared(scenario),
-  ...[memory, file].flatMap((run) => ['get', 'put', 'list'].flatMap((key) => [compared(run.rows[key][0]), compared(run.rows[key][1], run.rows[key][0])])),
+  ...[memory, file].flatMap((run) => SCALE_CASES.flatMap((key) => [compared(run.rows[key][0]), compared(run.rows[key][1], run.rows[key][0])])),
 ];
-console.log('\n| case | req/s | p50 ms | p99 ms | errors | non-2xx | server CPU µs/request | server busy % | ratio to the row above it |\n|---|---|---|---|---|---|---|---|---|');
-for (const r of rows) console.log(`| ${r.case} | ${r.req_per_s} | ${r.p50_ms} | ${r.p99_ms} | ${r.errors} | ${r.non_2xx} | ${r.server_cpu_us_per_req} | ${r.server_busy_pct} | ${r.ratio ?? ''} |`);
-console.log(`\nreq/s over all slices; p50 the median of the slices, p99 the highest; server busy under 100 %: the load generator set the pace.`);
+console.log('\n| case | req/s | p50 ms | p99 ms | errors | non-2xx | kB/response | server CPU µs/request | server busy % | load generator busy % | ratio to the row above it |\n|---|---|---|---|---|---|---|---|---|---|---|');
+for (const r of rows) console.log(`| ${r.case} | ${r.req_per_s} | ${r.p50_ms} | ${r.p99_ms} | ${r.errors} | ${r.non_2xx} | ${r.kb_per_response} | ${r.server_cpu_us_per_req} | ${r.server_busy_pct} | ${r.load_generator_busy_pct} | ${r.ratio ?? ''} |`);
+console.log(`\nreq/s over all slices; p50 the median of the slices, p99 the highest; server busy under 100 % with the load generator near 100 %: the load generator set the pace.`);
 console.log(`start-up to first 200: ${startupMs} ms (the CLI, median of 5: ${startups.join(', ')}; scale memory ${memory.startup_ms} ms, scale file ${file.startup_ms} ms, which include building the scaled store); RSS after load: ${rssDefault} MB (scale memory ${memory.rss_mb} MB, scale file ${file.rss_mb} MB)`);
 console.log('\n| target | value | wanted | met |\n|---|---|---|---|');
 for (const [name, t] of Object.entries(targets)) console.log(`| ${name} | ${t.value} | ${t.target} | ${pass(t) === null ? '-' : pass(t) ? 'yes' : 'NO'} |`);
