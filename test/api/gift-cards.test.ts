@@ -205,6 +205,40 @@ describe('GET /gift-cards', () => {
     expect(foreignBuyer.body.items).toEqual([]);
   });
 
+  it('keeps the buyer filters current: a second buyer sharing the external identifier, new and removed cards, a changed identifier', async () => {
+    const records = (path: string) => `/_sandbox/records/${path}`;
+    const ids = async (query: string) => (await walk(7, query)).flatMap((p) => p.items.map((c: any) => c.id));
+    const OTHER = 'b1000000-0000-4000-8000-0000000000bb';
+    const jane = (await sb.http.get(records(`buyers/${JANE.id}`))).body;
+    expect((await sb.http.post(records('buyers')).send({ ...jane, id: OTHER, display_name: 'Jane Twin' })).status).toBe(201);
+    const janeCard = (await sb.http.get(records(`gift_cards/${WELL_KNOWN.giftCards.default.id}?shape=stored`))).body;
+    // Two cards of the twin: one ties on created_at with Jane's well-known card, one is older than every card.
+    const twinCards = ['f2000000-0000-4000-8000-000000000001', 'f2000000-0000-4000-8000-000000000002'];
+    for (const [i, id] of twinCards.entries()) {
+      const created_at = i === 0 ? janeCard.created_at : '2001-01-01T00:00:00.000Z';
+      expect((await sb.http.post(records('gift_cards')).send({ ...janeCard, id, buyer_id: OTHER, created_at, updated_at: created_at })).status).toBe(201);
+    }
+    const ofBuyers = (...buyers: string[]) => expectedOrder('default', (c) => buyers.includes(c.buyer_id));
+    expect(ofBuyers(OTHER)).toEqual(twinCards); // newest first: the tie, then the old one
+    expect(await ids(`buyer_external_identifier=${JANE.externalIdentifier}`)).toEqual(ofBuyers(JANE.id, OTHER));
+    expect(await ids(`buyer_id=${OTHER}`)).toEqual(twinCards);
+    expect(await ids(`buyer_id=${OTHER}&buyer_external_identifier=${JANE.externalIdentifier}`)).toEqual(twinCards);
+
+    // The twin changes its external identifier: each filter follows at once.
+    expect((await sb.http.put(`/buyers/${OTHER}`).set('authorization', sb.auth).send({ external_identifier: 'twin-moved' })).status).toBe(200);
+    expect(await ids(`buyer_external_identifier=${JANE.externalIdentifier}`)).toEqual(ofBuyers(JANE.id));
+    expect(await ids('buyer_external_identifier=twin-moved')).toEqual(twinCards);
+    expect(await ids(`buyer_id=${OTHER}&buyer_external_identifier=${JANE.externalIdentifier}`)).toEqual([]);
+
+    // A card removed, and one added, show on the next call.
+    expect((await sb.http.delete(records(`gift_cards/${twinCards[0]}`))).status).toBe(204);
+    expect(await ids(`buyer_id=${OTHER}`)).toEqual([twinCards[1]]);
+    const added = 'f2000000-0000-4000-8000-000000000003';
+    expect((await sb.http.post(records('gift_cards')).send({ ...janeCard, id: added, buyer_id: OTHER, created_at: '2026-11-01T00:00:00.000Z' })).status).toBe(201);
+    expect(await ids('buyer_external_identifier=twin-moved')).toEqual([added, twinCards[1]]);
+    expect(await ids('buyer_external_identifier=nobody-has-this')).toEqual([]);
+  });
+
   describe('kept card texts (each card is serialized once, until a collection it shows changes)', () => {
     const CARD = WELL_KNOWN.giftCards.default.id;
     const SERVICE = WELL_KNOWN.giftCardServices.default.id;
