@@ -7,7 +7,7 @@ import { catchUpReports } from '../resources/reports/scheduler.js';
 import { summarize } from '../spec/operations.js';
 import type { CollectionName } from '../store/records.js';
 import type { CollectionMap } from '../store/store.js';
-import { checkReferences, RECORD_SHAPES, recordProblems, toApiShape } from './record-shapes.js';
+import { checkNotReferenced, checkReferences, RECORD_SHAPES, recordProblems, toApiShape } from './record-shapes.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
 
 type AnyRecord = Record<string, any> & { id: string };
@@ -69,7 +69,9 @@ export const recordHandlers: AdminHandlerMap = {
 
   deleteRecord(ctx) {
     const { collection, db } = target(ctx);
-    db[collection].remove(existing(ctx).id);
+    const { id } = existing(ctx);
+    checkNotReferenced(db, collection, id);
+    db[collection].remove(id);
     return { status: 204 };
   },
 };

@@ -153,6 +153,61 @@ describe('records API', () => {
     expect(sb.deps.namespaces.get().store.collections.card_scheme_definitions.get('records-test-scheme')).toEqual(patched.body);
   });
 
+  it('refuses to delete a record that others still name (422), and deletes it once they are gone', async () => {
+    const BUYER = 'b2000000-0000-4000-8000-0000000000cc';
+    const CARD = 'f3000000-0000-4000-8000-0000000000cc';
+    const jane = (await sb.http.get(records(`buyers/${WELL_KNOWN.buyers.default.id}`))).body;
+    expect((await sb.http.post(records('buyers')).send({ ...jane, id: BUYER })).status).toBe(201);
+    const card = (await sb.http.get(records(`gift_cards/${WELL_KNOWN.giftCards.default.id}?shape=stored`))).body;
+    expect((await sb.http.post(records('gift_cards')).send({ ...card, id: CARD, buyer_id: BUYER })).status).toBe(201);
+
+    const refused = await sb.http.delete(records(`buyers/${BUYER}`));
+    expect(refused.status).toBe(422);
+    expect(refused.body).toEqual({
+      detail: [{
+        loc: ['path', 'record_id'],
+        msg: `1 gift_cards record still names this record in buyer_id (${CARD}): delete it, or point buyer_id at another record, first.`,
+        type: 'value_error', input: BUYER, ctx: { collection: 'gift_cards', field: 'buyer_id', count: 1 },
+      }],
+    });
+    // Nothing changed: the buyer is there, and its card still shows it.
+    expect((await sb.http.get(records(`buyers/${BUYER}`))).status).toBe(200);
+    const listed = await sb.http.get(`/gift-cards?buyer_id=${BUYER}`).set('authorization', sb.auth);
+    expect(listed.body.items.map((g: any) => [g.id, g.buyer.id])).toEqual([[CARD, BUYER]]);
+
+    expect((await sb.http.delete(records(`gift_cards/${CARD}`))).status).toBe(204);
+    expect((await sb.http.delete(records(`buyers/${BUYER}`))).status).toBe(204);
+    expect((await sb.http.get(records(`buyers/${BUYER}`))).status).toBe(404);
+  });
+
+  it('names every collection and field that still refers, with a count and the first ids', async () => {
+    const janeId = WELL_KNOWN.buyers.default.id;
+    const db = sb.deps.namespaces.get().store.collections;
+    const janesCards = db.gift_cards.where((g) => g.buyer_id === janeId).map((g) => g.id);
+    expect(janesCards.length).toBeGreaterThan(3);
+    const refused = await sb.http.delete(records(`buyers/${janeId}`));
+    expect(refused.status).toBe(422);
+    const cards = refused.body.detail.find((d: any) => d.ctx.collection === 'gift_cards');
+    expect(cards).toEqual({
+      loc: ['path', 'record_id'],
+      msg: `${janesCards.length} gift_cards records still name this record in buyer_id (${janesCards.slice(0, 3).join(', ')}, and ${janesCards.length - 3} more): delete them, or point buyer_id at another record, first.`,
+      type: 'value_error', input: janeId, ctx: { collection: 'gift_cards', field: 'buyer_id', count: janesCards.length },
+    });
+    for (const item of refused.body.detail) {
+      expect(item.loc).toEqual(['path', 'record_id']);
+      const referring = (db as any)[item.ctx.collection].where((r: any) => r[item.ctx.field] === janeId);
+      expect(item.ctx.count).toBe(referring.length);
+    }
+    expect(db.buyers.get(janeId)).toBeDefined();
+
+    // A merchant account that records belong to: each of those collections is named.
+    const merchant = await sb.http.delete(records('merchant_accounts/merchant-two'));
+    expect(merchant.status).toBe(422);
+    expect(merchant.body.detail.map((d: any) => d.ctx.field)).toContain('merchant_account_id');
+    expect(merchant.body.detail.map((d: any) => d.ctx.collection)).toEqual(expect.arrayContaining(['buyers', 'gift_cards']));
+    expect(db.merchant_accounts.get('merchant-two')).toBeDefined();
+  });
+
   it('deletes a record (204), then 404', async () => {
     const id = WELL_KNOWN.applePayCertificates.default.id;
     expect((await sb.http.delete(records(`apple_pay_certificates/${id}`))).status).toBe(204);
