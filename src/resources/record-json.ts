@@ -21,7 +21,7 @@ import { BufferPool } from '../http/buffer-pool.js';
 import type { JsonBytes } from '../http/json-response.js';
 import { revisionOf } from '../store/collection.js';
 import type { CollectionMap } from '../store/store.js';
-import { ViewBlocks } from './view-blocks.js';
+import { COMMA, ViewBlocks } from './view-blocks.js';
 
 export interface KeptJson {
   /** The last state of the source collections in which the JSON was found current. */
@@ -38,8 +38,6 @@ export interface KeptJson {
   /** Its length as text (UTF-16 units), which the journal counts its limits in. */
   chars: number;
 }
-
-const COMMA = 0x2c;
 
 /** Where list pages are assembled: a page's buffer is used again once its response is written. */
 const pages = new BufferPool();

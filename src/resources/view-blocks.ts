@@ -17,7 +17,8 @@ import type { Generation, KeptJson } from './record-json.js';
 /** Rows per block: a page (at most 100 rows) spans one or two blocks. */
 const BLOCK_ROWS = 128;
 
-const COMMA = 0x2c;
+/** The byte between two records' JSON, in a block and on a page (record-json.ts). */
+export const COMMA = 0x2c;
 
 interface Block {
   generation: Generation;

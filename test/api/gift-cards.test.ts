@@ -26,6 +26,9 @@ describe('GET /gift-cards', () => {
       .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1))
       .map((c) => c.id);
 
+  /** The records API of a namespace. */
+  const records = (path: string, ns = 'default') => `/ns/${ns}/_sandbox/records/${path}`;
+
   /** Follows next_cursor from the first page to the last, checking each page's cursors. */
   async function walk(limit: number | null, extra = '', merchant?: string) {
     const pages: any[] = [];
@@ -206,7 +209,6 @@ describe('GET /gift-cards', () => {
   });
 
   it('keeps the buyer filters current: a second buyer sharing the external identifier, new and removed cards, a changed identifier', async () => {
-    const records = (path: string) => `/_sandbox/records/${path}`;
     const ids = async (query: string) => (await walk(7, query)).flatMap((p) => p.items.map((c: any) => c.id));
     const OTHER = 'b1000000-0000-4000-8000-0000000000bb';
     const jane = (await sb.http.get(records(`buyers/${JANE.id}`))).body;
@@ -242,7 +244,6 @@ describe('GET /gift-cards', () => {
   describe('kept card texts (each card is serialized once, until a collection it shows changes)', () => {
     const CARD = WELL_KNOWN.giftCards.default.id;
     const SERVICE = WELL_KNOWN.giftCardServices.default.id;
-    const records = (path: string, ns = 'default') => `/ns/${ns}/_sandbox/records/${path}`;
     const cardIn = async (ns = 'default') => {
       const res = await sb.http.get(`/ns/${ns}/gift-cards?buyer_id=${JANE.id}&limit=100`).set('authorization', sb.auth);
       expectJson(res, 200);
