@@ -39,16 +39,20 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   app.all('/_sandbox/*', adminRoutes(deps)); //                control API (openapi.admin.json)
 
   // Every other request is an API call: one handler runs its steps in order (src/http/pipeline.ts).
-  const answerApiCall = pipeline([
-    ...everyRequest,
-    namespace,
-    recordInJournal({ size: config.journalSize }), //          every API request and its response (not /_sandbox)
-    checkScenarioHeaders(deps), //                              400 for unknown x-sandbox-scenario names or undeclared Prefer: code
-    matchOperation(deps.api.router), //                         operation from openapi.json, else 404/405
-    authenticate({ mode: config.auth, tokenCache: deps.tokenCache }), // 401 token, 403 scope, 403 merchant
-    injectScenario(deps), //                                    x-sandbox-scenario, Prefer: code=, active scenarios
-    validate(), //                                              400 with one detail per problem
-  ], dispatch({ handlers: deps.api.handlers, services: deps.services, validateResponses: config.validateResponses }), onError);
+  const answerApiCall = pipeline(
+    [
+      ...everyRequest,
+      namespace,
+      recordInJournal({ size: config.journalSize }), //          every API request and its response (not /_sandbox)
+      checkScenarioHeaders(deps), //                              400 for unknown x-sandbox-scenario names or undeclared Prefer: code
+      matchOperation(deps.api.router), //                         operation from openapi.json, else 404/405
+      authenticate({ mode: config.auth, tokenCache: deps.tokenCache }), // 401 token, 403 scope, 403 merchant
+      injectScenario(deps), //                                    x-sandbox-scenario, Prefer: code=, active scenarios
+      validate(), //                                              400 with one detail per problem
+    ],
+    dispatch({ handlers: deps.api.handlers, services: deps.services, validateResponses: config.validateResponses }),
+    onError,
+  );
   app.all('*', answerApiCall);
 
   app.onError(onError);

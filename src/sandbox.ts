@@ -59,7 +59,11 @@ export interface SandboxDeps {
 }
 
 /** Registers a document's operations with their handlers; a missing pairing fails boot by name. */
-export function serveSpec<H extends Record<string, unknown>>(spec: SpecIndex, handlers: H, docName: string): { spec: SpecIndex; router: OperationRouter; handlers: H } {
+export function serveSpec<H extends Record<string, unknown>>(
+  spec: SpecIndex,
+  handlers: H,
+  docName: string,
+): { spec: SpecIndex; router: OperationRouter; handlers: H } {
   const missing = spec.operations.filter((op) => !handlers[op.id]).map((op) => `${op.id} (${op.method} ${op.path})`);
   if (missing.length) throw new Error(`${docName}: no handler for operation ${missing.join(', ')}`);
   const orphans = Object.keys(handlers).filter((id) => !spec.byId.has(id));
@@ -81,7 +85,20 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const defaultStore = await Store.open(fixtures, { file: config.dataFile ?? undefined });
   const namespaces = new NamespaceRegistry({ fixtures, defaultStore, cap: config.namespaceCap });
   namespaces.onCreate((ns) => attachScenarioRuntime(ns, scenarios, config.seed)); // scenario state, report clock
-  return { config, version: packageVersion(), api, admin, namespaces, scenarios, fixtures, fixtureSource, stats: { requests: 0 }, tokenCache: new TokenCache(), services: await sandboxServices(), logger };
+  return {
+    config,
+    version: packageVersion(),
+    api,
+    admin,
+    namespaces,
+    scenarios,
+    fixtures,
+    fixtureSource,
+    stats: { requests: 0 },
+    tokenCache: new TokenCache(),
+    services: await sandboxServices(),
+    logger,
+  };
 }
 
 async function sandboxServices(): Promise<HandlerServices> {

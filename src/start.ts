@@ -43,7 +43,9 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
   const app = createApp(deps);
   const adminKey = readFileSync(join(defaultKeysDir(), WELL_KNOWN.keyPairs.admin.keyFile), 'utf8');
   const server: ServerType = await new Promise((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: deps.config.host, port: deps.config.port, serverOptions: serverTimeouts(deps.config.requestTimeoutMs) }, () => resolve(s));
+    const s = serve({ fetch: app.fetch, hostname: deps.config.host, port: deps.config.port, serverOptions: serverTimeouts(deps.config.requestTimeoutMs) }, () =>
+      resolve(s),
+    );
     s.once('error', reject);
     answerClientErrors(s as Server); // 408, 431 and unparsable requests get a JSON error body too
   });

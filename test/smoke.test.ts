@@ -39,8 +39,11 @@ describe('request flow', () => {
     expect(res.status).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBe('*');
     expect(res.headers['access-control-expose-headers']).toBe('x-request-id,retry-after,x-sandbox-scenario');
-    const preflight = await sb.http.options('/buyers/b0000000-0000-4000-8000-000000000001')
-      .set('origin', 'http://localhost:5173').set('access-control-request-method', 'PUT').set('access-control-request-headers', 'authorization,content-type');
+    const preflight = await sb.http
+      .options('/buyers/b0000000-0000-4000-8000-000000000001')
+      .set('origin', 'http://localhost:5173')
+      .set('access-control-request-method', 'PUT')
+      .set('access-control-request-headers', 'authorization,content-type');
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe('*');
     expect(preflight.headers['access-control-allow-methods']).toContain('PUT');

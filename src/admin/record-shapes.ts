@@ -48,7 +48,10 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
     merchantScoped: false,
     serialize: (db, r) => serializeApiKeyPair(db, r),
     defaults: () => ({ active: true, last_used_at: null, creator: null, merchant_account_ids: [], role_ids: [] }),
-    references: [['role_ids', 'roles'], ['merchant_account_ids', 'merchant_accounts']],
+    references: [
+      ['role_ids', 'roles'],
+      ['merchant_account_ids', 'merchant_accounts'],
+    ],
     derive: deriveKeyPairFields,
   },
   buyers: owned('BuyerRecord', 'buyer', {
@@ -58,10 +61,29 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
   payment_methods: owned('PaymentMethodRecord', 'payment-method', {
     serialize: (_db, r) => serializePaymentMethod(r),
     defaults: () => ({
-      method: 'card', cit_usage_count: 0, usage_count: 0, has_replacement: false,
-      ...nulls('buyer_id', 'scheme_transaction_id', 'scheme_transaction_id_scheme', 'approval_url', 'country', 'currency', 'details',
-        'expiration_date', 'fingerprint', 'label', 'last_replaced_at', 'mode', 'scheme', 'additional_schemes', 'cit_last_used_at',
-        'last_used_at', 'transaction_link_id'),
+      method: 'card',
+      cit_usage_count: 0,
+      usage_count: 0,
+      has_replacement: false,
+      ...nulls(
+        'buyer_id',
+        'scheme_transaction_id',
+        'scheme_transaction_id_scheme',
+        'approval_url',
+        'country',
+        'currency',
+        'details',
+        'expiration_date',
+        'fingerprint',
+        'label',
+        'last_replaced_at',
+        'mode',
+        'scheme',
+        'additional_schemes',
+        'cit_last_used_at',
+        'last_used_at',
+        'transaction_link_id',
+      ),
     }),
     references: [['buyer_id', 'buyers']],
   }),
@@ -69,14 +91,23 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
   payment_service_tokens: owned('PaymentServiceTokenRecord', 'payment-service-token', {
     serialize: (_db, r) => serializePaymentServiceToken(r),
     defaults: () => ({ status: 'succeeded', approval_url: null }),
-    references: [['payment_method_id', 'payment_methods'], ['payment_service_id', 'payment_services']],
+    references: [
+      ['payment_method_id', 'payment_methods'],
+      ['payment_service_id', 'payment_services'],
+    ],
   }),
-  network_tokens: owned('NetworkTokenRecord', 'network-token', { defaults: () => ({ status: 'active' }), references: [['payment_method_id', 'payment_methods']] }),
+  network_tokens: owned('NetworkTokenRecord', 'network-token', {
+    defaults: () => ({ status: 'active' }),
+    references: [['payment_method_id', 'payment_methods']],
+  }),
   gift_card_services: owned('GiftCardServiceRecord', 'gift-card-service', { defaults: () => ({ active: true }) }),
   gift_cards: owned('GiftCardRecord', 'gift-card', {
     serialize: serializeGiftCard,
     defaults: () => ({ usage_count: 0, cit_usage_count: 0 }),
-    references: [['buyer_id', 'buyers'], ['gift_card_service_id', 'gift_card_services']],
+    references: [
+      ['buyer_id', 'buyers'],
+      ['gift_card_service_id', 'gift_card_services'],
+    ],
   }),
   transactions: owned('TransactionRecord', 'transaction'),
   checkout_sessions: owned('CheckoutSessionRecord', 'checkout-session'),
@@ -144,7 +175,13 @@ export function checkReferences(db: CollectionMap, collection: CollectionName, r
     for (const [id, loc] of ids) {
       if (id === null || id === undefined) continue;
       if (typeof id === 'string' && db[target].get(id)) continue;
-      items.push({ loc, msg: `${field} names ${target} record '${String(id).slice(0, 100)}', which does not exist in this namespace.`, type: 'value_error', input: id, ctx: { collection: target } });
+      items.push({
+        loc,
+        msg: `${field} names ${target} record '${String(id).slice(0, 100)}', which does not exist in this namespace.`,
+        type: 'value_error',
+        input: id,
+        ctx: { collection: target },
+      });
     }
   }
   if (items.length) throw ApiError.unprocessable(items);
@@ -188,7 +225,13 @@ async function deriveKeyPairFields(record: AnyRecord): Promise<void> {
   }
   if (!algorithm) {
     throw ApiError.unprocessable([
-      { loc: ['body', 'public_key'], msg: 'public_key must be a PEM-encoded ECDSA P-521 or RSA public key.', type: 'value_error', input: record.public_key.slice(0, 100), ctx: {} },
+      {
+        loc: ['body', 'public_key'],
+        msg: 'public_key must be a PEM-encoded ECDSA P-521 or RSA public key.',
+        type: 'value_error',
+        input: record.public_key.slice(0, 100),
+        ctx: {},
+      },
     ]);
   }
   record.algorithm = algorithm;

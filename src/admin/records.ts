@@ -120,6 +120,11 @@ function merchantFilter(collection: CollectionName, merchantAccountId: string): 
   if (collection === 'api_key_pairs') return (r) => r.merchant_account_ids.length === 0 || r.merchant_account_ids.includes(merchantAccountId);
   if (RECORD_SHAPES[collection].merchantScoped) return (r) => r.merchant_account_id === merchantAccountId;
   throw ApiError.badRequest(`${collection} records belong to no merchant account: leave out merchant_account_id.`, [
-    { location: 'query', pointer: '/merchant_account_id', type: 'extra_forbidden', message: `Query parameter 'merchant_account_id' does not apply to ${collection}.` },
+    {
+      location: 'query',
+      pointer: '/merchant_account_id',
+      type: 'extra_forbidden',
+      message: `Query parameter 'merchant_account_id' does not apply to ${collection}.`,
+    },
   ]);
 }

@@ -32,10 +32,14 @@ export const scenarioHandlers: AdminHandlerMap = {
     checkScenarioNames(deps.scenarios, names, { location: 'body', pointer: '/scenarios' });
     const merchantAccountId: string | null = body.merchant_account_id ?? null;
     if (merchantAccountId !== null && !ns.store.collections.merchant_accounts.get(merchantAccountId)) {
-      const known = ns.store.collections.merchant_accounts.all().map((m) => m.id).join(', ');
-      throw ApiError.badRequest(`Merchant account '${merchantAccountId.slice(0, 100)}' does not exist in namespace '${ns.name}'; known: ${known}. Use null for every merchant account.`, [
-        { location: 'body', pointer: '/merchant_account_id', type: 'unknown_merchant_account', message: `Use one of ${known}, or null.` },
-      ]);
+      const known = ns.store.collections.merchant_accounts
+        .all()
+        .map((m) => m.id)
+        .join(', ');
+      throw ApiError.badRequest(
+        `Merchant account '${merchantAccountId.slice(0, 100)}' does not exist in namespace '${ns.name}'; known: ${known}. Use null for every merchant account.`,
+        [{ location: 'body', pointer: '/merchant_account_id', type: 'unknown_merchant_account', message: `Use one of ${known}, or null.` }],
+      );
     }
     const state = stateOf(ctx);
     state.activate(names, merchantAccountId);

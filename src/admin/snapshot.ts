@@ -25,7 +25,13 @@ export const snapshotHandlers: AdminHandlerMap = {
       for (const [index, record] of (input.collections[name] ?? []).entries()) {
         const pointer = `/collections/${name}/${index}`;
         problems.push(...recordProblems(deps.admin.spec.compiler, name, record, pointer));
-        if (seen.has(record.id)) problems.push({ location: 'body', pointer: `${pointer}/id`, type: 'duplicate_id', message: `Id ${String(record.id).slice(0, 100)} appears twice in ${name}.` });
+        if (seen.has(record.id))
+          problems.push({
+            location: 'body',
+            pointer: `${pointer}/id`,
+            type: 'duplicate_id',
+            message: `Id ${String(record.id).slice(0, 100)} appears twice in ${name}.`,
+          });
         seen.add(record.id);
       }
     }
@@ -33,7 +39,9 @@ export const snapshotHandlers: AdminHandlerMap = {
     const data: StoreData = {
       schema_version: 1,
       seed: input.seed ?? ns.store.seed,
-      collections: Object.fromEntries(COLLECTION_NAMES.map((name) => [name, structuredClone(input.collections[name] ?? [])])) as unknown as StoreData['collections'],
+      collections: Object.fromEntries(
+        COLLECTION_NAMES.map((name) => [name, structuredClone(input.collections[name] ?? [])]),
+      ) as unknown as StoreData['collections'],
     };
     ns.store.replaceAll(data);
     return { body: { namespace: ns.name, record_counts: recordCounts(data) } };

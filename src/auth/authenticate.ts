@@ -105,9 +105,7 @@ function checkScope(operationId: string, required: string[], tokenScopes: string
 export function checkMerchantAccess(store: Store, merchantAccountId: string, allowed: string[], pairId: string): void {
   checkMerchantExists(store, merchantAccountId);
   if (allowed.length && !allowed.includes(merchantAccountId)) {
-    throw ApiError.forbidden(
-      `API key pair ${pairId} may not act on merchant account '${merchantAccountId}'; it is limited to: ${allowed.join(', ')}.`,
-    );
+    throw ApiError.forbidden(`API key pair ${pairId} may not act on merchant account '${merchantAccountId}'; it is limited to: ${allowed.join(', ')}.`);
   }
 }
 

@@ -29,7 +29,10 @@ const SPKI_PEM = /^-----BEGIN PUBLIC KEY-----\r?\n[A-Za-z0-9+/=\r\n]+-----END PU
 export function parseRegisteredPublicKey(pem: string): { key: KeyObject } | { problem: string; secret: boolean } {
   const text = pem.trim();
   if (/PRIVATE KEY-----/.test(text)) {
-    return { problem: 'public_key holds a private key: send only the public key (SPKI PEM, "-----BEGIN PUBLIC KEY-----"), and keep the private key secret.', secret: true };
+    return {
+      problem: 'public_key holds a private key: send only the public key (SPKI PEM, "-----BEGIN PUBLIC KEY-----"), and keep the private key secret.',
+      secret: true,
+    };
   }
   if (!SPKI_PEM.test(text)) {
     return { problem: 'public_key is not a PEM-encoded public key: send one "-----BEGIN PUBLIC KEY-----" block (SPKI).', secret: false };
@@ -60,9 +63,7 @@ export async function thumbprintOf(publicKey: KeyObject | string): Promise<strin
 
 /** Generates a fresh pair: ECDSA on P-521 or 2048-bit RSA; the private key as PKCS#8 PEM. */
 export function generateKeyPair(algorithm: KeyAlgorithm): { publicKeyPem: string; privateKeyPem: string } {
-  const pair = algorithm === 'RSA'
-    ? generateKeyPairSync('rsa', { modulusLength: 2048 })
-    : generateKeyPairSync('ec', { namedCurve: 'P-521' });
+  const pair = algorithm === 'RSA' ? generateKeyPairSync('rsa', { modulusLength: 2048 }) : generateKeyPairSync('ec', { namedCurve: 'P-521' });
   return {
     publicKeyPem: pair.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
     privateKeyPem: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),

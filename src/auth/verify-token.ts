@@ -155,7 +155,14 @@ export function verifyToken(token: string, store: Store, cache: TokenCache, nowM
   return verifySignature(token, header, pair, alg, cache, nowMs);
 }
 
-async function verifySignature(token: string, header: { kid: string; alg: string }, pair: ApiKeyPairRecord, alg: 'ES512' | 'RS512', cache: TokenCache, nowMs: number): Promise<VerifiedToken> {
+async function verifySignature(
+  token: string,
+  header: { kid: string; alg: string },
+  pair: ApiKeyPairRecord,
+  alg: 'ES512' | 'RS512',
+  cache: TokenCache,
+  nowMs: number,
+): Promise<VerifiedToken> {
   const nowSeconds = Math.floor(nowMs / 1000);
   let claims: JWTPayload;
   try {
@@ -175,12 +182,14 @@ async function verifySignature(token: string, header: { kid: string; alg: string
 
 function reasonOf(err: unknown): string {
   if (err instanceof joseErrors.JWTExpired) return EXPIRED;
-  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'The bearer token signature does not match the public key of the API key pair named by its kid.';
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed)
+    return 'The bearer token signature does not match the public key of the API key pair named by its kid.';
   if (err instanceof joseErrors.JWTClaimValidationFailed) {
     if (err.claim === 'nbf') return NOT_YET_VALID;
     if (err.claim === 'exp') return 'The bearer token needs a numeric exp claim (clients mint 30-second tokens).';
     return `The bearer token claim ${err.claim} is invalid: ${err.reason}.`;
   }
-  if (err instanceof joseErrors.JWTInvalid || err instanceof joseErrors.JWSInvalid) return 'The bearer token is not a well-formed JWT (its payload must be a JSON object).';
+  if (err instanceof joseErrors.JWTInvalid || err instanceof joseErrors.JWSInvalid)
+    return 'The bearer token is not a well-formed JWT (its payload must be a JSON object).';
   return 'The bearer token could not be verified.';
 }

@@ -44,7 +44,12 @@ export function formatBanner(info: BannerInfo): string {
   lines.push(row('control', `${url}/_sandbox${config.adminToken ? ' (needs the admin token)' : ''}`));
   if (info.configFile) lines.push(row('config', info.configFile));
   if (config.watch) lines.push(row('watch', info.watching.length ? `reloading on change: ${info.watching.join(', ')}` : 'on, but there is nothing to watch'));
-  lines.push(row('logs', `${config.logLevel}, ${config.logFormat} on stdout${config.logLevel === 'debug' || config.logLevel === 'trace' ? ' (one line per request)' : ''}`));
+  lines.push(
+    row(
+      'logs',
+      `${config.logLevel}, ${config.logFormat} on stdout${config.logLevel === 'debug' || config.logLevel === 'trace' ? ' (one line per request)' : ''}`,
+    ),
+  );
   for (const warning of bannerWarnings(info)) lines.push(`WARNING: ${warning}`);
   return `${lines.join('\n')}\n`;
 }

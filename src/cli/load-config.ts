@@ -28,7 +28,12 @@ export interface LoadedConfig {
 
 type Values = Partial<Record<keyof SandboxConfig, unknown>>;
 
-export function loadConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, readFile: ReadFile, options: LoadConfigOptions = {}): LoadedConfig {
+export function loadConfig(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  readFile: ReadFile,
+  options: LoadConfigOptions = {},
+): LoadedConfig {
   const cwd = options.cwd ?? '/';
   const flags = parseFlags(argv);
   if (flags.help) return { config: defaultConfig(), configFile: null, help: true };
@@ -42,7 +47,8 @@ export function loadConfig(argv: readonly string[], env: Readonly<Record<string,
     const fromEnv = option.env.map((name) => ({ name, value: nonEmpty(env[name]) })).find((e) => e.value !== undefined);
     if (fromFlag !== undefined) values[option.key] = parseText(option, fromFlag.value, `flag --${fromFlag.name}`, cwd);
     else if (fromEnv) values[option.key] = parseText(option, fromEnv.value!, `environment variable ${fromEnv.name}`, cwd);
-    else if (file && option.key in file.data) values[option.key] = parseJson(option, file.data[option.key], `${file.path} key "${option.key}"`, dirname(file.path));
+    else if (file && option.key in file.data)
+      values[option.key] = parseJson(option, file.data[option.key], `${file.path} key "${option.key}"`, dirname(file.path));
   }
   if (values.logFormat === undefined) values.logFormat = options.stdoutIsTty ? 'pretty' : 'json';
 
@@ -154,7 +160,8 @@ function parseJson(option: OptionSpec, value: unknown, source: string, baseDir: 
       if (typeof value !== 'number') throw bad(option, source, 'a number', value);
       return checkInteger(option, value, value, source);
     case 'bytes':
-      if (typeof value === 'number') return checkInteger({ ...option, kind: { type: 'integer', min: kind.min, max: Number.MAX_SAFE_INTEGER } }, value, value, source);
+      if (typeof value === 'number')
+        return checkInteger({ ...option, kind: { type: 'integer', min: kind.min, max: Number.MAX_SAFE_INTEGER } }, value, value, source);
       if (typeof value === 'string') return parseBytes(option, value, source);
       throw bad(option, source, 'a number of bytes or a size like "512kb"', value);
     case 'boolean':
@@ -197,6 +204,8 @@ function nonEmpty(value: string | undefined): string | undefined {
 /** Options that are fine alone but not together. */
 function checkCombination(config: SandboxConfig): void {
   if (!isLoopbackHost(config.host) && !config.adminToken) {
-    throw new UsageError(`--host ${config.host} makes the control API (/_sandbox) reachable from other machines: set --admin-token (or SANDBOX_ADMIN_TOKEN) too`);
+    throw new UsageError(
+      `--host ${config.host} makes the control API (/_sandbox) reachable from other machines: set --admin-token (or SANDBOX_ADMIN_TOKEN) too`,
+    );
   }
 }

@@ -33,7 +33,14 @@ export async function runStartCommand(argv: readonly string[], io: StartIo): Pro
   const sandbox = await startSandbox({ ...config, logger });
   stopOnSignals(sandbox, logger, io, startedAt); // before the banner: whoever reads it may signal at once
   io.stderr.write(
-    formatBanner({ version: sandbox.deps.version, url: sandbox.url, config, keyFile: defaultKeyFile(), configFile: loaded.configFile, watching: config.watch ? watchedFolders(config) : [] }),
+    formatBanner({
+      version: sandbox.deps.version,
+      url: sandbox.url,
+      config,
+      keyFile: defaultKeyFile(),
+      configFile: loaded.configFile,
+      watching: config.watch ? watchedFolders(config) : [],
+    }),
   );
   logger.info({ url: reachableUrl(sandbox.url), seed: config.seed, dataFile: config.dataFile, auth: config.auth }, `listening on ${reachableUrl(sandbox.url)}`);
 }

@@ -44,7 +44,10 @@ export function parseTokenArgs(argv: readonly string[], cwd: string): TokenArgs 
 }
 
 function parseScopes(text: string): string[] {
-  const scopes = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const scopes = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (!scopes.length) throw new UsageError('--scopes needs at least one scope, e.g. --scopes buyers.read,transactions.read');
   const badScope = scopes.find((s) => !SCOPE.test(s));
   if (badScope) throw new UsageError(`--scopes: '${badScope}' is not a scope (e.g. buyers.read, *.write, embed)`);

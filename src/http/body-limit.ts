@@ -10,7 +10,12 @@ import type { Step } from './pipeline.js';
 
 export function limitBodySize(maxBytes: number): Step {
   const tooLarge = () => new ApiError(413, 'payload_too_large', `The request body is larger than ${maxBytes} bytes; send a smaller body.`);
-  const countStreamed = bodyLimit({ maxSize: maxBytes, onError: () => { throw tooLarge(); } });
+  const countStreamed = bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw tooLarge();
+    },
+  });
   const done = async () => {};
   return {
     before(c) {

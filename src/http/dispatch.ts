@@ -47,7 +47,11 @@ class RequestContext implements HandlerContext {
   readonly requestLifecycle: RequestLifecycle | null;
   private instant: string | undefined;
 
-  constructor(c: Context<SandboxEnv>, readonly operation: Operation, readonly services: HandlerServices) {
+  constructor(
+    c: Context<SandboxEnv>,
+    readonly operation: Operation,
+    readonly services: HandlerServices,
+  ) {
     this.ns = c.get('ns');
     this.db = this.ns.store.collections;
     this.clock = this.ns.clock;

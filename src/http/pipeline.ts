@@ -52,7 +52,10 @@ export function pipeline(steps: Step[], answer: Answer, onError: ErrorHandler<Sa
       if (i === steps.length) {
         const response = answer(c);
         if (response instanceof Promise) {
-          return response.then((r) => answered(c, from, steps.length, r), (err) => fail(c, from, steps.length, err));
+          return response.then(
+            (r) => answered(c, from, steps.length, r),
+            (err) => fail(c, from, steps.length, err),
+          );
         }
         c.res = response;
       }
@@ -62,7 +65,10 @@ export function pipeline(steps: Step[], answer: Answer, onError: ErrorHandler<Sa
     if (i === steps.length) return unwind(c, from, i);
     if (result instanceof Promise) {
       const index = i;
-      return result.then((r) => stepResult(c, from, index, r), (err) => fail(c, from, index, err));
+      return result.then(
+        (r) => stepResult(c, from, index, r),
+        (err) => fail(c, from, index, err),
+      );
     }
     return stepResult(c, from, i, result as BeforeResult);
   }
@@ -78,7 +84,10 @@ export function pipeline(steps: Step[], answer: Answer, onError: ErrorHandler<Sa
     } catch (err) {
       return fail(c, from, i, err);
     }
-    return wrapped.then((response) => (response ? answered(c, from, i + 1, response) : unwind(c, from, i + 1)), (err) => fail(c, from, i, err));
+    return wrapped.then(
+      (response) => (response ? answered(c, from, i + 1, response) : unwind(c, from, i + 1)),
+      (err) => fail(c, from, i, err),
+    );
   }
 
   function answered(c: Ctx, from: number, end: number, response: Response): Done {
@@ -106,7 +115,10 @@ export function pipeline(steps: Step[], answer: Answer, onError: ErrorHandler<Sa
       }
       if (done instanceof Promise) {
         const index = i;
-        return done.then(() => unwind(c, from, index), (err) => fail(c, from, index, err));
+        return done.then(
+          () => unwind(c, from, index),
+          (err) => fail(c, from, index, err),
+        );
       }
     }
   }

@@ -77,7 +77,10 @@ function queryOf(url: string): Record<string, unknown> {
 
 export function readJsonBody(contentType: string | null, text: string, required: boolean): unknown {
   if (text.trim() === '') {
-    if (required) throw ApiError.badRequest('A JSON request body is required.', [{ location: 'body', pointer: '', type: 'missing', message: 'Send a JSON object as the request body.' }]);
+    if (required)
+      throw ApiError.badRequest('A JSON request body is required.', [
+        { location: 'body', pointer: '', type: 'missing', message: 'Send a JSON object as the request body.' },
+      ]);
     return undefined;
   }
   if (contentType && !/^application\/([a-z0-9.+-]*\+)?json\b/i.test(contentType.trim())) {

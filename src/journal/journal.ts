@@ -115,9 +115,21 @@ const PART_LENGTHS = 12;
  * means nothing to a reader either), numbers as decimal text.
  */
 const FIELDS = {
-  timestamp: 'text', namespace: 'text', method: 'text', path: 'client text', url: 'client text', headerLines: 'client text',
-  requestLength: 'number?', requestContentType: 'nullable', status: 'number', responseLength: 'number?',
-  responseContentType: 'nullable', duration_ms: 'number', operation_id: 'nullable', scenario: 'nullable', request_id: 'text',
+  timestamp: 'text',
+  namespace: 'text',
+  method: 'text',
+  path: 'client text',
+  url: 'client text',
+  headerLines: 'client text',
+  requestLength: 'number?',
+  requestContentType: 'nullable',
+  status: 'number',
+  responseLength: 'number?',
+  responseContentType: 'nullable',
+  duration_ms: 'number',
+  operation_id: 'nullable',
+  scenario: 'nullable',
+  request_id: 'text',
 } as const satisfies Partial<Record<keyof RawJournalEntry, 'text' | 'client text' | 'nullable' | 'number' | 'number?'>>;
 const FIELD_NAMES = Object.keys(FIELDS) as (keyof typeof FIELDS)[];
 
@@ -215,7 +227,8 @@ export class Journal {
     this.seq++;
     if (this.capacity <= 0) return;
     // The one secret a response can carry (a generated private key) never waits in memory.
-    const responseText = raw.responseMayHoldPrivateKey && raw.responseText.includes('"private_key"') ? redactText(raw.responseText.toString()) : raw.responseText;
+    const responseText =
+      raw.responseMayHoldPrivateKey && raw.responseText.includes('"private_key"') ? redactText(raw.responseText.toString()) : raw.responseText;
     // A private key sent by mistake (say, as public_key) is dropped now too, not only when read.
     const requestText = raw.requestText.includes('PRIVATE KEY-----') ? redactText(raw.requestText) : raw.requestText;
     const fields = encodeFields(raw);
@@ -277,7 +290,12 @@ export function matchesFilter(entry: JournalEntry, filter: JournalFilter): boole
 
 function pathMatches(pattern: string, path: string): boolean {
   if (!pattern.includes('*')) return pattern === path;
-  const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  const regex = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   return regex.test(path);
 }
 

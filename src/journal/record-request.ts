@@ -35,10 +35,9 @@ function record(c: Context<SandboxEnv>, options: JournalOptions): void | Promise
   const bodyText = c.get('bodyText');
   const withBody = bodyText === undefined && hasBody(c);
   if (sent !== undefined && !withBody) return keep(c, options, bodyText ?? '', sent, sent);
-  return Promise.all([
-    withBody ? readText(() => c.req.text()) : bodyText ?? '',
-    sent ?? (c.res.body ? readText(() => c.res.clone().text()) : ''),
-  ]).then(([requestText, responseBody]) => keep(c, options, requestText, responseBody, sent));
+  return Promise.all([withBody ? readText(() => c.req.text()) : (bodyText ?? ''), sent ?? (c.res.body ? readText(() => c.res.clone().text()) : '')]).then(
+    ([requestText, responseBody]) => keep(c, options, requestText, responseBody, sent),
+  );
 }
 
 /** `sent`: the JSON body this sandbox answered with, undefined when the answer was made otherwise. */

@@ -20,7 +20,11 @@ export function formatPrettyLine(line: string, colors: boolean): string {
   const id = entry.requestId ? ` [${entry.requestId}]` : '';
   const extras = Object.entries(entry)
     .filter(([key]) => !SKIPPED.has(key))
-    .map(([key, value]) => (key === 'err' && value && typeof value === 'object' && 'stack' in value ? `\n${(value as { stack: string }).stack}` : `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`));
+    .map(([key, value]) =>
+      key === 'err' && value && typeof value === 'object' && 'stack' in value
+        ? `\n${(value as { stack: string }).stack}`
+        : `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`,
+    );
   return `${time} ${paint(label)}${id} ${entry.msg ?? ''}${extras.length ? `  ${extras.join(' ')}` : ''}\n`;
 }
 

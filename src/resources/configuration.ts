@@ -25,7 +25,10 @@ const flowRulesJson = new AnswerJson<string>(
   (db) => [db.flow_rules],
 );
 
-const cardSchemesJson = new AnswerJson<''>((db) => ({ items: db.card_scheme_definitions.all() }), (db) => [db.card_scheme_definitions]);
+const cardSchemesJson = new AnswerJson<''>(
+  (db) => ({ items: db.card_scheme_definitions.all() }),
+  (db) => [db.card_scheme_definitions],
+);
 
 export const configurationHandlers: HandlerMap = {
   /** Every configured connection of every group (anti-fraud and gift card services included). */
@@ -39,9 +42,7 @@ export const configurationHandlers: HandlerMap = {
 
   listVaultForwardAuthentications({ db, params, merchantAccountId }) {
     const config = findOwned(db.vault_forward_configs, params.config_id, merchantAccountId, 'Vault Forward config');
-    const items = db.vault_forward_authentications
-      .where((a) => a.config_id === config.id)
-      .map(({ merchant_account_id: _m, config_id: _c, ...api }) => api);
+    const items = db.vault_forward_authentications.where((a) => a.config_id === config.id).map(({ merchant_account_id: _m, config_id: _c, ...api }) => api);
     return { body: { items } };
   },
 

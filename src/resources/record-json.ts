@@ -98,7 +98,12 @@ export class RecordJson<R extends object> {
     }
     const json = JSON.stringify(this.serialize(db, record));
     const fresh: KeptJson = {
-      generation, revision: revisionOf(record), shown, shownRevisions: shown.map((r) => (r ? revisionOf(r) : 0)), bytes: Buffer.from(json), chars: json.length,
+      generation,
+      revision: revisionOf(record),
+      shown,
+      shownRevisions: shown.map((r) => (r ? revisionOf(r) : 0)),
+      bytes: Buffer.from(json),
+      chars: json.length,
     };
     // Not enumerable: spread and Object.assign (record copies) leave it behind.
     Object.defineProperty(record, this.slot, { value: fresh, writable: true, configurable: true, enumerable: false });

@@ -30,7 +30,10 @@ export function injectScenario(deps: InjectDeps): Step {
       const { code } = parsePrefer(requestHeader(c, 'prefer'));
       if (code !== null && code !== operation.successStatus) {
         c.set('scenario', `prefer:code=${code}`);
-        throw scenarioError({ status: code }, { source: `Prefer: code=${code}`, operationId: operation.id, db: c.get('ns').store.collections, merchantAccountId });
+        throw scenarioError(
+          { status: code },
+          { source: `Prefer: code=${code}`, operationId: operation.id, db: c.get('ns').store.collections, merchantAccountId },
+        );
       }
 
       const state = scenarioStateOf(c.get('ns'), catalog, deps.config.seed);
@@ -58,7 +61,10 @@ function applyStep(c: Context<SandboxEnv>, scenario: Scenario, taken: TakenStep)
   const act = (): Response | undefined => {
     if (action.respond) {
       throw scenarioError(action.respond, {
-        source: `scenario ${scenario.name}`, operationId: c.get('operation').id, db: c.get('ns').store.collections, merchantAccountId: c.get('merchantAccountId'),
+        source: `scenario ${scenario.name}`,
+        operationId: c.get('operation').id,
+        db: c.get('ns').store.collections,
+        merchantAccountId: c.get('merchantAccountId'),
       });
     }
     if (action.drop) return dropConnection(c, scenario.name);
@@ -73,7 +79,11 @@ function applyStep(c: Context<SandboxEnv>, scenario: Scenario, taken: TakenStep)
 function dropConnection(c: Context<SandboxEnv>, name: string): Response {
   const socket = (c.env as Partial<HttpBindings> | undefined)?.incoming?.socket;
   if (!socket) {
-    throw new ApiError(500, 'server_error', `Scenario ${name} drops the connection, which needs a real HTTP server; this request has no socket (app.request() or fetch without @hono/node-server).`);
+    throw new ApiError(
+      500,
+      'server_error',
+      `Scenario ${name} drops the connection, which needs a real HTTP server; this request has no socket (app.request() or fetch without @hono/node-server).`,
+    );
   }
   socket.destroy();
   // Nobody reads this answer; the journal records it as 444 (nginx's "closed without response").

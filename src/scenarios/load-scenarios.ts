@@ -44,7 +44,9 @@ export function scenariosFolder(dir: string | null): string {
 /** The scenario files of a folder (.yaml, .yml, .json), sorted by name. */
 export function scenarioFiles(folder: string): string[] {
   try {
-    return readdirSync(folder).filter((f) => EXTENSIONS.has(extname(f).toLowerCase()) && statSync(join(folder, f)).isFile()).sort();
+    return readdirSync(folder)
+      .filter((f) => EXTENSIONS.has(extname(f).toLowerCase()) && statSync(join(folder, f)).isFile())
+      .sort();
   } catch (err) {
     throw new Error(`cannot read the scenarios folder ${folder}: ${(err as Error).message}`);
   }
@@ -113,13 +115,17 @@ function compileFile(label: string, text: string, ext: string, spec: SpecIndex, 
 /** Ajv's errors as "pointer: message", leaving out the generic if/then echoes. */
 function schemaProblems(errors: ErrorObject[]): string[] {
   const kept = errors.filter((e) => e.keyword !== 'if');
-  return [...new Set(kept.map((e) => {
-    const where = e.instancePath || '/';
-    if (e.keyword === 'additionalProperties') return `${where}: unknown property '${(e.params as { additionalProperty: string }).additionalProperty}'`;
-    if (e.keyword === 'enum') return `${where}: ${e.message}: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
-    if (e.keyword === 'const') return `${where}: must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`;
-    return `${where}: ${e.message}`;
-  }))];
+  return [
+    ...new Set(
+      kept.map((e) => {
+        const where = e.instancePath || '/';
+        if (e.keyword === 'additionalProperties') return `${where}: unknown property '${(e.params as { additionalProperty: string }).additionalProperty}'`;
+        if (e.keyword === 'enum') return `${where}: ${e.message}: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+        if (e.keyword === 'const') return `${where}: must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`;
+        return `${where}: ${e.message}`;
+      }),
+    ),
+  ];
 }
 
 function checkActions(step: Step, pointer: string, at: (p: string, m: string) => void): void {
@@ -129,13 +135,16 @@ function checkActions(step: Step, pointer: string, at: (p: string, m: string) =>
   if (step.random) {
     const inner = ACTIONS.filter((a) => a !== 'random' && (step.random as any)[a] !== undefined);
     if (inner.length > 1) at(`${pointer}/random`, `a random step does one thing when it hits: found ${inner.join(' and ')}`);
-    if (inner.length === 0 && step.random.delay_ms === undefined) at(`${pointer}/random`, 'say what happens when it hits: respond, override, merge, drop or delay_ms');
+    if (inner.length === 0 && step.random.delay_ms === undefined)
+      at(`${pointer}/random`, 'say what happens when it hits: respond, override, merge, drop or delay_ms');
   }
 }
 
 /** Every action of the steps with its pointer (random hits included). */
 function actionsOf(steps: Step[]): Array<[string, StepAction]> {
-  return steps.flatMap((s, i): Array<[string, StepAction]> => [[`/steps/${i}`, s], ...(s.random ? [[`/steps/${i}/random`, s.random] as [string, StepAction]] : [])]);
+  return steps.flatMap(
+    (s, i): Array<[string, StepAction]> => [[`/steps/${i}`, s], ...(s.random ? [[`/steps/${i}/random`, s.random] as [string, StepAction]] : [])],
+  );
 }
 
 function resolveOperations(given: unknown, steps: Step[], spec: SpecIndex, at: (p: string, m: string) => void): Operation[] {
@@ -149,7 +158,11 @@ function resolveOperations(given: unknown, steps: Step[], spec: SpecIndex, at: (
   (given as string[]).forEach((name, i) => {
     const op = findOperation(spec, name);
     if (op) ops.push(op);
-    else at(`/operations/${i}`, `'${name}' is not an operation of openapi.json; use an operationId (e.g. ${spec.operations[0]?.id}) or "METHOD /path" (e.g. ${spec.operations[0]?.method} ${spec.operations[0]?.path})`);
+    else
+      at(
+        `/operations/${i}`,
+        `'${name}' is not an operation of openapi.json; use an operationId (e.g. ${spec.operations[0]?.id}) or "METHOD /path" (e.g. ${spec.operations[0]?.method} ${spec.operations[0]?.path})`,
+      );
   });
   return ops;
 }
@@ -175,7 +188,8 @@ function checkAgainstOperation(op: Operation, steps: Step[], at: (p: string, m: 
       at(`${pointer}/respond/status`, `${respond.status} is not declared by operation ${op.id} (it declares ${op.declaredStatuses.join(', ')})`);
     }
     const rewrite = action.override !== undefined ? 'override' : action.merge ? 'merge' : null;
-    if (rewrite && !op.successHasBody) at(`${pointer}/${rewrite}`, `operation ${op.id} answers ${op.successStatus} without a body: there is nothing to ${rewrite}`);
+    if (rewrite && !op.successHasBody)
+      at(`${pointer}/${rewrite}`, `operation ${op.id} answers ${op.successStatus} without a body: there is nothing to ${rewrite}`);
   }
 }
 
@@ -190,9 +204,7 @@ function checkCodes(steps: Step[], spec: SpecIndex, at: (p: string, m: string) =
 }
 
 function compilePlan(raw: { path: ReportExecutionStatus[]; durations?: Array<number | string> }, at: (p: string, m: string) => void): LifecyclePlan {
-  const durations = raw.durations
-    ? raw.durations.map(durationMs)
-    : raw.path.slice(0, -1).map((s) => DEFAULT_STATE_MS[s] ?? DEFAULT_LIFECYCLE.durations_ms[0]);
+  const durations = raw.durations ? raw.durations.map(durationMs) : raw.path.slice(0, -1).map((s) => DEFAULT_STATE_MS[s] ?? DEFAULT_LIFECYCLE.durations_ms[0]);
   const plan = { path: raw.path, durations_ms: durations };
   const problem = checkPlan(plan);
   if (problem) at(raw.durations ? '/report_execution/durations' : '/report_execution/path', problem);

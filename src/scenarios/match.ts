@@ -7,7 +7,14 @@ export const SCENARIO_HEADER = 'x-sandbox-scenario';
 
 /** `a, b` -> ['a', 'b'] (order kept, repeats dropped, blanks ignored). */
 export function parseScenarioList(value: string): string[] {
-  return [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 /** 400 naming the unknown scenarios and listing the known ones. */

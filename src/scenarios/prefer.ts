@@ -18,7 +18,10 @@ export function parsePrefer(header: string | undefined): Preference {
     const [rawName, ...rest] = token.split('=');
     const name = rawName.trim().toLowerCase();
     if (name !== 'code') continue;
-    const value = rest.join('=').trim().replace(/^"(.*)"$/, '$1');
+    const value = rest
+      .join('=')
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
     if (!/^[1-5][0-9]{2}$/.test(value)) {
       throw ApiError.badRequest(`Prefer: code=${value.slice(0, 20)} is not an HTTP status code; write e.g. Prefer: code=429.`, [
         { location: 'header', pointer: '/prefer', type: 'prefer_code', message: 'code= takes a three-digit HTTP status.' },

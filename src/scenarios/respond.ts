@@ -64,7 +64,11 @@ function resourceId(source: ResourceIdSource, ctx: AnswerContext): string | unde
   if (typeof source === 'string') return source;
   const rows = ctx.db[source.collection].all() as ReadonlyArray<{ id: string; merchant_account_id?: string; merchant_account_ids?: string[] }>;
   const mine = source.merchant_account
-    ? rows.filter((r) => r.merchant_account_id === ctx.merchantAccountId || (r.merchant_account_ids && (r.merchant_account_ids.length === 0 || r.merchant_account_ids.includes(ctx.merchantAccountId))))
+    ? rows.filter(
+        (r) =>
+          r.merchant_account_id === ctx.merchantAccountId ||
+          (r.merchant_account_ids && (r.merchant_account_ids.length === 0 || r.merchant_account_ids.includes(ctx.merchantAccountId))),
+      )
     : rows;
   return (mine[0] ?? rows[0] ?? ctx.db.api_key_pairs.all()[0])?.id;
 }

@@ -110,7 +110,7 @@ export class ScenarioState {
     if (!step.random) return { index, action: step };
     const { share, ...hit } = step.random;
     const hits = cursor.random() < share;
-    const delay = (step.delay_ms ?? 0) + (hits ? hit.delay_ms ?? 0 : 0);
+    const delay = (step.delay_ms ?? 0) + (hits ? (hit.delay_ms ?? 0) : 0);
     const action: StepAction = hits ? { ...hit, delay_ms: delay } : { pass: true, delay_ms: delay };
     return { index, action };
   }

@@ -20,7 +20,9 @@ export function packageRoot(): string {
  * sources the tests run from: only built code may use what the build wrote beside it (the seed and
  * scenario caches), which older sources than the tests' could otherwise have made.
  */
-export const RUNNING_BUILT = dirname(fileURLToPath(import.meta.url)).split(/[\\/]/).includes('dist');
+export const RUNNING_BUILT = dirname(fileURLToPath(import.meta.url))
+  .split(/[\\/]/)
+  .includes('dist');
 
 export function loadSpec(file = join(packageRoot(), 'openapi.json')): OpenAPIV3_1.Document {
   const path = resolve(file);

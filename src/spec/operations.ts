@@ -45,24 +45,40 @@ export interface SpecIndex {
  * (the control API: tests call a few of its routes, and its record schemas are many).
  */
 export function indexSpec(doc: OpenAPIV3_1.Document, docId: string, references: SpecIndex[] = [], { lazy = false } = {}): SpecIndex {
-  const compiler = new SchemaCompiler(docId, doc, references.map((r) => ({ id: r.compiler.docId, doc: r.doc })));
+  const compiler = new SchemaCompiler(
+    docId,
+    doc,
+    references.map((r) => ({ id: r.compiler.docId, doc: r.doc })),
+  );
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const method of METHODS) {
       const op = (item as Record<string, unknown>)?.[method] as OpenAPIV3_1.OperationObject | undefined;
       if (!op) continue;
       if (!op.operationId) throw new Error(`${docId}: ${method.toUpperCase()} ${path} has no operationId`);
-      const params = [...((item as OpenAPIV3_1.PathItemObject).parameters ?? []), ...(op.parameters ?? [])].map((p) => deref<OpenAPIV3_1.ParameterObject>(doc, p));
+      const params = [...((item as OpenAPIV3_1.PathItemObject).parameters ?? []), ...(op.parameters ?? [])].map((p) =>
+        deref<OpenAPIV3_1.ParameterObject>(doc, p),
+      );
       operations.push(buildOperation(compiler, doc, method, path, op, params, lazy));
     }
   }
   return { doc, compiler, operations, byId: new Map(operations.map((o) => [o.id, o])) };
 }
 
-function buildOperation(compiler: SchemaCompiler, doc: OpenAPIV3_1.Document, method: string, path: string, op: OpenAPIV3_1.OperationObject, params: OpenAPIV3_1.ParameterObject[], lazy: boolean): Operation {
+function buildOperation(
+  compiler: SchemaCompiler,
+  doc: OpenAPIV3_1.Document,
+  method: string,
+  path: string,
+  op: OpenAPIV3_1.OperationObject,
+  params: OpenAPIV3_1.ParameterObject[],
+  lazy: boolean,
+): Operation {
   const security = op.security ?? doc.security ?? [];
   const scopes = [...new Set(security.flatMap((req) => Object.values(req).flat()))];
-  const statuses = Object.keys(op.responses ?? {}).map(Number).filter(Number.isInteger);
+  const statuses = Object.keys(op.responses ?? {})
+    .map(Number)
+    .filter(Number.isInteger);
   const successStatus = statuses.filter((s) => s >= 200 && s < 300).sort()[0] ?? 200;
   const success = deref<OpenAPIV3_1.ResponseObject>(doc, op.responses?.[String(successStatus)]);
   const body = op.requestBody ? deref<OpenAPIV3_1.RequestBodyObject>(doc, op.requestBody) : undefined;
@@ -78,14 +94,16 @@ function buildOperation(compiler: SchemaCompiler, doc: OpenAPIV3_1.Document, met
   for (const location of ['path', 'query', 'header'] as const) {
     const inLocation = params.filter((p) => p.in === location);
     if (!inLocation.length) continue;
-    define(location, () => compiler.compile(
-      {
-        type: 'object',
-        properties: Object.fromEntries(inLocation.map((p) => [paramKey(p), p.schema ?? {}])),
-        required: inLocation.filter((p) => p.required).map(paramKey),
-      },
-      { coerce: true },
-    ));
+    define(location, () =>
+      compiler.compile(
+        {
+          type: 'object',
+          properties: Object.fromEntries(inLocation.map((p) => [paramKey(p), p.schema ?? {}])),
+          required: inLocation.filter((p) => p.required).map(paramKey),
+        },
+        { coerce: true },
+      ),
+    );
   }
   const bodySchema = body?.content?.['application/json']?.schema;
   if (bodySchema) define('body', () => compiler.compile(bodySchema));
@@ -131,7 +149,10 @@ function paramKey(p: OpenAPIV3_1.ParameterObject): string {
 function deref<T>(doc: object, value: unknown): T {
   let current = value as { $ref?: string } | undefined;
   for (let i = 0; current && typeof current.$ref === 'string' && i < 10; i++) {
-    current = current.$ref.slice(2).split('/').reduce<any>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    current = current.$ref
+      .slice(2)
+      .split('/')
+      .reduce<any>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
   }
   return current as T;
 }

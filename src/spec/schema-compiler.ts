@@ -35,7 +35,15 @@ export class SchemaCompiler {
     // inlineRefs off: each component schema compiles once and is shared by every validator that
     // points at it; validateSchema off: the documents are checked by an OpenAPI validator in the
     // tests, not at every start. Both keep start-up well under the 500 ms budget.
-    const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes, useDefaults: true, validateFormats: true, inlineRefs: false, validateSchema: false });
+    const ajv = new Ajv2020({
+      allErrors: true,
+      strict: false,
+      coerceTypes,
+      useDefaults: true,
+      validateFormats: true,
+      inlineRefs: false,
+      validateSchema: false,
+    });
     addFormats(ajv);
     if (!withDocuments) return ajv;
     ajv.addSchema(this.doc, this.docId);
@@ -69,8 +77,13 @@ export class SchemaCompiler {
 }
 
 const TYPE_CODES: Record<string, string> = {
-  string: 'string_type', integer: 'int_type', number: 'float_type', boolean: 'bool_type',
-  object: 'dict_type', array: 'list_type', null: 'none_required',
+  string: 'string_type',
+  integer: 'int_type',
+  number: 'float_type',
+  boolean: 'bool_type',
+  object: 'dict_type',
+  array: 'list_type',
+  null: 'none_required',
 };
 
 const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -108,19 +121,39 @@ function detailOf(location: ErrorLocation, e: ErrorObject): ErrorDetail {
       return { location, pointer, type: 'extra_forbidden', message: `${cap(where(pointer))} is not allowed; remove it.` };
     }
     case 'type':
-      return { location, pointer: e.instancePath, type: TYPE_CODES[Array.isArray(p.type) ? p.type[0] : p.type] ?? 'type_error', message: `${cap(where(e.instancePath))} must be of type ${Array.isArray(p.type) ? p.type.join(' or ') : p.type}.` };
+      return {
+        location,
+        pointer: e.instancePath,
+        type: TYPE_CODES[Array.isArray(p.type) ? p.type[0] : p.type] ?? 'type_error',
+        message: `${cap(where(e.instancePath))} must be of type ${Array.isArray(p.type) ? p.type.join(' or ') : p.type}.`,
+      };
     case 'minLength':
-      return { location, pointer: e.instancePath, type: 'string_too_short', message: `${cap(where(e.instancePath))} must have at least ${p.limit} character${p.limit === 1 ? '' : 's'}.` };
+      return {
+        location,
+        pointer: e.instancePath,
+        type: 'string_too_short',
+        message: `${cap(where(e.instancePath))} must have at least ${p.limit} character${p.limit === 1 ? '' : 's'}.`,
+      };
     case 'maxLength':
       return { location, pointer: e.instancePath, type: 'string_too_long', message: `${cap(where(e.instancePath))} must have at most ${p.limit} characters.` };
     case 'pattern':
-      return { location, pointer: e.instancePath, type: 'string_pattern_mismatch', message: `${cap(where(e.instancePath))} must match the pattern ${p.pattern}.` };
+      return {
+        location,
+        pointer: e.instancePath,
+        type: 'string_pattern_mismatch',
+        message: `${cap(where(e.instancePath))} must match the pattern ${p.pattern}.`,
+      };
     case 'format': {
       const type = p.format === 'uuid' ? 'uuid_parsing' : p.format === 'date-time' ? 'datetime_parsing' : p.format === 'uri' ? 'url_parsing' : 'format';
       return { location, pointer: e.instancePath, type, message: `${cap(where(e.instancePath))} must be a valid ${p.format}.` };
     }
     case 'enum':
-      return { location, pointer: e.instancePath, type: 'enum', message: `${cap(where(e.instancePath))} must be one of: ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.` };
+      return {
+        location,
+        pointer: e.instancePath,
+        type: 'enum',
+        message: `${cap(where(e.instancePath))} must be one of: ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.`,
+      };
     case 'const':
       return { location, pointer: e.instancePath, type: 'literal_error', message: `${cap(where(e.instancePath))} must be ${JSON.stringify(p.allowedValue)}.` };
     case 'minimum':
@@ -128,7 +161,12 @@ function detailOf(location: ErrorLocation, e: ErrorObject): ErrorDetail {
     case 'maximum':
       return { location, pointer: e.instancePath, type: 'less_than_equal', message: `${cap(where(e.instancePath))} must be at most ${p.limit}.` };
     case 'minItems':
-      return { location, pointer: e.instancePath, type: 'too_short', message: `${cap(where(e.instancePath))} must have at least ${p.limit} item${p.limit === 1 ? '' : 's'}.` };
+      return {
+        location,
+        pointer: e.instancePath,
+        type: 'too_short',
+        message: `${cap(where(e.instancePath))} must have at least ${p.limit} item${p.limit === 1 ? '' : 's'}.`,
+      };
     case 'maxItems':
       return { location, pointer: e.instancePath, type: 'too_long', message: `${cap(where(e.instancePath))} must have at most ${p.limit} items.` };
     default:

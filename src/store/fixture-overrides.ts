@@ -28,7 +28,9 @@ export function collectionOfFile(file: string): CollectionName | null {
 export function loadFixtureOverrides(dir: string): FixtureOverrides {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.json')).sort();
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith('.json'))
+      .sort();
   } catch (err) {
     throw new Error(`fixtures folder ${dir}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : (err as Error).message}`);
   }

@@ -62,9 +62,17 @@ export class NamespaceRegistry {
     let ns = this.namespaces.get(name);
     if (!ns) {
       if (!NAME.test(name)) {
-        throw ApiError.badRequest(`Namespace '${name.slice(0, 80)}' is not valid: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit.`, [
-          { location: 'header', pointer: '/x-sandbox-namespace', type: 'string_pattern_mismatch', message: 'A namespace is 1-64 letters, digits, ".", "_" or "-".' },
-        ]);
+        throw ApiError.badRequest(
+          `Namespace '${name.slice(0, 80)}' is not valid: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit.`,
+          [
+            {
+              location: 'header',
+              pointer: '/x-sandbox-namespace',
+              type: 'string_pattern_mismatch',
+              message: 'A namespace is 1-64 letters, digits, ".", "_" or "-".',
+            },
+          ],
+        );
       }
       ns = this.create(name, Store.inMemory(this.options.fixtures()));
       this.evictIdle();

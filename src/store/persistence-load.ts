@@ -36,7 +36,9 @@ export function loadDataFile(file: string): LoadedDataFile {
   if (text.trim() === '') {
     // Our snapshot is written before any log line, so changes without it mean a lost or emptied FILE.
     if (log.trim() !== '') {
-      throw new Error(`the data file ${file} is missing or empty but its change log ${logFile} holds changes. Restore ${file}, or remove ${logFile} too to start from the fixtures; the sandbox does not reset it silently.`);
+      throw new Error(
+        `the data file ${file} is missing or empty but its change log ${logFile} holds changes. Restore ${file}, or remove ${logFile} too to start from the fixtures; the sandbox does not reset it silently.`,
+      );
     }
     return { data: null, snapshotChars: 0, logChars: log.length, replayed: 0, torn: false };
   }
@@ -77,7 +79,9 @@ export function replayLog(data: StoreData, logFile: string, log: string): { repl
     if (line.trim() === '') return;
     const change = parseLine(line);
     if (typeof change === 'string') {
-      throw new Error(`the change log ${logFile} is corrupt at line ${i + 1}: ${change}. Only a torn last line (a crash mid-write) is skipped; fix or remove that line, or remove ${logFile} to lose the changes since the last snapshot; the sandbox does not reset it silently.`);
+      throw new Error(
+        `the change log ${logFile} is corrupt at line ${i + 1}: ${change}. Only a torn last line (a crash mid-write) is skipped; fix or remove that line, or remove ${logFile} to lose the changes since the last snapshot; the sandbox does not reset it silently.`,
+      );
     }
     replayer.apply(change);
     replayed++;
@@ -112,7 +116,8 @@ function parseLine(line: string): LogChange | string {
   for (const kind of ['ins', 'put'] as const) {
     if (!(kind in change)) continue;
     const record = change[kind] as { id?: unknown } | null;
-    if (!record || typeof record !== 'object' || Array.isArray(record) || typeof record.id !== 'string' || record.id === '') return `"${kind}" is not a record with a string id`;
+    if (!record || typeof record !== 'object' || Array.isArray(record) || typeof record.id !== 'string' || record.id === '')
+      return `"${kind}" is not a record with a string id`;
     return change as LogChange;
   }
   if (typeof change.del === 'string' && change.del !== '') return change as LogChange;

@@ -338,11 +338,29 @@ export interface Collections {
 export type CollectionName = keyof Collections;
 
 export const COLLECTION_NAMES: readonly CollectionName[] = [
-  'merchant_accounts', 'roles', 'api_key_pairs', 'buyers', 'payment_methods', 'payment_services',
-  'payment_service_tokens', 'network_tokens', 'gift_card_services', 'gift_cards', 'transactions',
-  'checkout_sessions', 'anti_fraud_services', 'anti_fraud_service_credentials', 'apple_pay_certificates',
-  'webhook_subscriptions', 'connections', 'flow_rules', 'vault_forward_configs',
-  'vault_forward_authentications', 'card_scheme_definitions', 'reports', 'report_executions',
+  'merchant_accounts',
+  'roles',
+  'api_key_pairs',
+  'buyers',
+  'payment_methods',
+  'payment_services',
+  'payment_service_tokens',
+  'network_tokens',
+  'gift_card_services',
+  'gift_cards',
+  'transactions',
+  'checkout_sessions',
+  'anti_fraud_services',
+  'anti_fraud_service_credentials',
+  'apple_pay_certificates',
+  'webhook_subscriptions',
+  'connections',
+  'flow_rules',
+  'vault_forward_configs',
+  'vault_forward_authentications',
+  'card_scheme_definitions',
+  'reports',
+  'report_executions',
 ] as const;
 
 /** The whole state of one namespace, as persisted and as exported by the snapshot route. */

@@ -34,7 +34,11 @@ export class Store {
   static async open(initial: () => StoreData, options: StoreOptions = {}): Promise<Store> {
     if (!options.file) return Store.inMemory(initial());
     const loaded = loadDataFile(options.file);
-    const persistence = new FilePersistence(options.file, loaded.data ?? initial(), { ...options, snapshotChars: loaded.snapshotChars, logChars: loaded.logChars });
+    const persistence = new FilePersistence(options.file, loaded.data ?? initial(), {
+      ...options,
+      snapshotChars: loaded.snapshotChars,
+      logChars: loaded.logChars,
+    });
     const store = new Store(persistence.db, persistence);
     await persistence.checkWritable();
     if (!loaded.data || loaded.logChars > 0) await persistence.snapshot();

@@ -22,14 +22,20 @@ export function watchSources(deps: Pick<SandboxDeps, 'fixtureSource'> & Scenario
   const fixturesDir = deps.fixtureSource.dir;
   if (fixturesDir) {
     watchers.push(
-      watchFolder(fixturesDir, (files) => reloadFixtures(deps, logger, files), { debounceMs, filter: (name) => name.endsWith('.json'), onError: onError(fixturesDir) }),
+      watchFolder(fixturesDir, (files) => reloadFixtures(deps, logger, files), {
+        debounceMs,
+        filter: (name) => name.endsWith('.json'),
+        onError: onError(fixturesDir),
+      }),
     );
     logger.info({ dir: fixturesDir }, `watching fixtures in ${fixturesDir}`);
   }
   const scenariosDir = deps.config.scenariosDir;
   if (scenariosDir) {
     const isScenarioFile = (name: string) => /\.(ya?ml|json)$/i.test(name);
-    watchers.push(watchFolder(scenariosDir, (files) => reloadScenarioFiles(deps, logger, files), { debounceMs, filter: isScenarioFile, onError: onError(scenariosDir) }));
+    watchers.push(
+      watchFolder(scenariosDir, (files) => reloadScenarioFiles(deps, logger, files), { debounceMs, filter: isScenarioFile, onError: onError(scenariosDir) }),
+    );
     logger.info({ dir: scenariosDir }, `watching scenarios in ${scenariosDir}`);
   }
   return {
@@ -44,15 +50,24 @@ function reloadFixtures(deps: Pick<SandboxDeps, 'fixtureSource'>, logger: Logger
     deps.fixtureSource.reload();
     logger.info({ files, event: 'fixtures-reloaded' }, `fixtures reloaded (${files.join(', ')}): they apply from the next reset`);
   } catch (err) {
-    logger.warn({ files, event: 'fixtures-reload-failed', error: (err as Error).message }, `fixtures edit ignored, keeping the last good version: ${(err as Error).message}`);
+    logger.warn(
+      { files, event: 'fixtures-reload-failed', error: (err as Error).message },
+      `fixtures edit ignored, keeping the last good version: ${(err as Error).message}`,
+    );
   }
 }
 
 function reloadScenarioFiles(deps: ScenarioReloadDeps, logger: Logger, files: string[]): void {
   try {
     const names = reloadScenarios(deps);
-    logger.info({ files, scenarios: names, event: 'scenarios-reloaded' }, `scenarios reloaded (${files.join(', ')}): ${names.join(', ') || '(none)'}; sequences restart`);
+    logger.info(
+      { files, scenarios: names, event: 'scenarios-reloaded' },
+      `scenarios reloaded (${files.join(', ')}): ${names.join(', ') || '(none)'}; sequences restart`,
+    );
   } catch (err) {
-    logger.warn({ files, event: 'scenarios-reload-failed', error: (err as Error).message }, `scenario edit ignored, keeping the last good version: ${(err as Error).message}`);
+    logger.warn(
+      { files, event: 'scenarios-reload-failed', error: (err as Error).message },
+      `scenario edit ignored, keeping the last good version: ${(err as Error).message}`,
+    );
   }
 }

@@ -81,23 +81,36 @@ describe('reset, snapshot, tokens', () => {
       [{ schema_version: 1 }, '/collections'],
     ];
     for (const [body, pointer] of cases) {
-      const res = await sb.http.put('/_sandbox/snapshot').set('x-sandbox-namespace', 's3').send(body as object);
+      const res = await sb.http
+        .put('/_sandbox/snapshot')
+        .set('x-sandbox-namespace', 's3')
+        .send(body as object);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expectErrorBody(res.body, 400, 'bad_request');
-      expect(res.body.details.map((d: { pointer: string }) => d.pointer), JSON.stringify(body)).toContain(pointer);
+      expect(
+        res.body.details.map((d: { pointer: string }) => d.pointer),
+        JSON.stringify(body),
+      ).toContain(pointer);
     }
     const data = JSON.parse(before);
     data.collections.roles.push(data.collections.roles[0]);
     const dup = await sb.http.put('/_sandbox/snapshot').set('x-sandbox-namespace', 's3').send(data);
     expect(dup.status).toBe(400);
-    expect(dup.body.details).toEqual([expect.objectContaining({ pointer: `/collections/roles/${data.collections.roles.length - 1}/id`, type: 'duplicate_id' })]);
+    expect(dup.body.details).toEqual([
+      expect.objectContaining({ pointer: `/collections/roles/${data.collections.roles.length - 1}/id`, type: 'duplicate_id' }),
+    ]);
     expect(await snapshotText('s3')).toBe(before);
   });
 
   it('mints a token for the admin pair by default that the API accepts', async () => {
     const res = await sb.http.post('/_sandbox/tokens');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ token: expect.any(String), expires_at: expect.any(String), key_pair_id: WELL_KNOWN.keyPairs.admin.id, thumbprint: expect.any(String) });
+    expect(res.body).toEqual({
+      token: expect.any(String),
+      expires_at: expect.any(String),
+      key_pair_id: WELL_KNOWN.keyPairs.admin.id,
+      thumbprint: expect.any(String),
+    });
     expect(decodeProtectedHeader(res.body.token)).toMatchObject({ alg: 'ES512', kid: res.body.thumbprint });
     const claims = decodeJwt(res.body.token);
     expect(new Date((claims.exp as number) * 1000).toISOString()).toBe(res.body.expires_at);
@@ -132,7 +145,10 @@ describe('reset, snapshot, tokens', () => {
     const badTtl = await sb.http.post('/_sandbox/tokens').send({ ttl_seconds: 0, scopes: 'all' });
     expect(badTtl.status).toBe(400);
     expect(badTtl.body.details.map((d: { pointer: string }) => d.pointer).sort()).toEqual(['/scopes', '/ttl_seconds']);
-    const created = await sb.http.post('/api-key-pairs').set('authorization', sb.auth).send({ display_name: 'gen', role_ids: [WELL_KNOWN.roles.readOnly.id] });
+    const created = await sb.http
+      .post('/api-key-pairs')
+      .set('authorization', sb.auth)
+      .send({ display_name: 'gen', role_ids: [WELL_KNOWN.roles.readOnly.id] });
     expect(created.status).toBe(201);
     const noFile = await sb.http.post('/_sandbox/tokens').send({ key_pair_id: created.body.id });
     expect(noFile.status).toBe(400);

@@ -4,8 +4,22 @@ import { clip, MAX_BODY_CHARS } from '../../src/journal/record-request.js';
 import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
 
 const entry = (path: string): RawJournalEntry => ({
-  timestamp: '2026-01-01T00:00:00.000Z', namespace: 'default', method: 'GET', path, url: `http://x${path}`, headerLines: '', requestText: '',
-  requestContentType: null, status: 200, responseText: '', responseContentType: null, responseMayHoldPrivateKey: false, duration_ms: 1, operation_id: null, scenario: null, request_id: path,
+  timestamp: '2026-01-01T00:00:00.000Z',
+  namespace: 'default',
+  method: 'GET',
+  path,
+  url: `http://x${path}`,
+  headerLines: '',
+  requestText: '',
+  requestContentType: null,
+  status: 200,
+  responseText: '',
+  responseContentType: null,
+  responseMayHoldPrivateKey: false,
+  duration_ms: 1,
+  operation_id: null,
+  scenario: null,
+  request_id: path,
 });
 
 describe('journal bounds', () => {
@@ -14,7 +28,11 @@ describe('journal bounds', () => {
     for (let i = 1; i <= 2000; i++) journal.add(entry(`/p${i}`));
     expect(journal.size).toBe(3);
     expect(journal.dropped).toBe(1997);
-    expect(journal.entries().map((e) => [e.id, e.path])).toEqual([[2000, '/p2000'], [1999, '/p1999'], [1998, '/p1998']]);
+    expect(journal.entries().map((e) => [e.id, e.path])).toEqual([
+      [2000, '/p2000'],
+      [1999, '/p1999'],
+      [1998, '/p1998'],
+    ]);
     journal.clear();
     expect(journal.entries()).toEqual([]);
     journal.add(entry('/after'));
@@ -41,7 +59,12 @@ describe('journal bounds', () => {
     const journal = new Journal(50, 4096);
     const sizes = [0, 1, 7, 300, 900, 1500, 13];
     for (let i = 1; i <= 400; i++) {
-      journal.add({ ...entry(`/w${i}`), requestText: 'q'.repeat(sizes[i % 7]), responseText: JSON.stringify({ i, pad: 'é'.repeat(sizes[(i + 3) % 7]) }), status: 200 + (i % 5) });
+      journal.add({
+        ...entry(`/w${i}`),
+        requestText: 'q'.repeat(sizes[i % 7]),
+        responseText: JSON.stringify({ i, pad: 'é'.repeat(sizes[(i + 3) % 7]) }),
+        status: 200 + (i % 5),
+      });
       const [newest, ...older] = journal.entries();
       expect(newest).toMatchObject({ id: i, path: `/w${i}`, status: 200 + (i % 5), response_body: { i } });
       older.forEach((e, k) => expect(e).toMatchObject({ id: i - 1 - k, path: `/w${i - 1 - k}`, response_body: { i: i - 1 - k } }));
@@ -53,22 +76,53 @@ describe('journal bounds', () => {
   it('gives back every field as recorded, nulls included, and a NUL inside a field cannot shift the others', () => {
     const journal = new Journal(10);
     journal.add({
-      ...entry('/buyers/1'), method: 'PUT', url: 'http://x/buyers/1?a=1&a=2&b=%00', headerLines: 'content-type: application/json\nx-many: 1\nx-many: 2\n',
-      requestText: '{"display_name":"Zoë \\u0000"}', requestContentType: 'application/json', status: 200, responseText: '{"ok":true}', responseContentType: 'application/json',
-      duration_ms: 1.234, operation_id: 'updateBuyer', scenario: 'slow', request_id: 'req-1',
+      ...entry('/buyers/1'),
+      method: 'PUT',
+      url: 'http://x/buyers/1?a=1&a=2&b=%00',
+      headerLines: 'content-type: application/json\nx-many: 1\nx-many: 2\n',
+      requestText: '{"display_name":"Zoë \\u0000"}',
+      requestContentType: 'application/json',
+      status: 200,
+      responseText: '{"ok":true}',
+      responseContentType: 'application/json',
+      duration_ms: 1.234,
+      operation_id: 'updateBuyer',
+      scenario: 'slow',
+      request_id: 'req-1',
     });
     journal.add({ ...entry('/odd\u0000path'), url: 'http://x/odd\u0000path', headerLines: 'x-odd: a\u0000b\n', duration_ms: 0.5, request_id: 'req-2' });
     const [odd, put] = journal.entries();
     expect(put).toEqual({
-      id: 1, timestamp: '2026-01-01T00:00:00.000Z', namespace: 'default', method: 'PUT', path: '/buyers/1',
-      query: { a: ['1', '2'], b: '\u0000' }, headers: { 'content-type': 'application/json', 'x-many': '1, 2' },
-      body: { display_name: 'Zoë \u0000' }, status: 200, response_body: { ok: true }, duration_ms: 1.234,
-      operation_id: 'updateBuyer', scenario: 'slow', request_id: 'req-1',
+      id: 1,
+      timestamp: '2026-01-01T00:00:00.000Z',
+      namespace: 'default',
+      method: 'PUT',
+      path: '/buyers/1',
+      query: { a: ['1', '2'], b: '\u0000' },
+      headers: { 'content-type': 'application/json', 'x-many': '1, 2' },
+      body: { display_name: 'Zoë \u0000' },
+      status: 200,
+      response_body: { ok: true },
+      duration_ms: 1.234,
+      operation_id: 'updateBuyer',
+      scenario: 'slow',
+      request_id: 'req-1',
     });
     expect(odd).toEqual({
-      id: 2, timestamp: '2026-01-01T00:00:00.000Z', namespace: 'default', method: 'GET', path: '/odd\uFFFDpath',
-      query: {}, headers: { 'x-odd': 'a\uFFFDb' }, body: null, status: 200, response_body: null, duration_ms: 0.5,
-      operation_id: null, scenario: null, request_id: 'req-2',
+      id: 2,
+      timestamp: '2026-01-01T00:00:00.000Z',
+      namespace: 'default',
+      method: 'GET',
+      path: '/odd\uFFFDpath',
+      query: {},
+      headers: { 'x-odd': 'a\uFFFDb' },
+      body: null,
+      status: 200,
+      response_body: null,
+      duration_ms: 0.5,
+      operation_id: null,
+      scenario: null,
+      request_id: 'req-2',
     });
   });
 
@@ -155,7 +209,11 @@ describe('journal bounds', () => {
     });
 
     it('records a non-JSON body as text', async () => {
-      const res = await sb.http.put(`/buyers/${WELL_KNOWN.buyers.default.id}`).set('authorization', sb.auth).set('content-type', 'text/plain').send('private_key=abc');
+      const res = await sb.http
+        .put(`/buyers/${WELL_KNOWN.buyers.default.id}`)
+        .set('authorization', sb.auth)
+        .set('content-type', 'text/plain')
+        .send('private_key=abc');
       expect(res.status).toBe(400);
       const [logged] = (await sb.http.get('/_sandbox/requests')).body.items;
       expect(logged.body).toBe('private_key=abc');

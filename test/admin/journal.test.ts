@@ -63,7 +63,10 @@ describe('request journal', () => {
   });
 
   it('redacts a generated private key from the journal', async () => {
-    const created = await sb.http.post('/ns/j3/api-key-pairs').set('authorization', sb.auth).send({ display_name: 'Secret', role_ids: [WELL_KNOWN.roles.readOnly.id] });
+    const created = await sb.http
+      .post('/ns/j3/api-key-pairs')
+      .set('authorization', sb.auth)
+      .send({ display_name: 'Secret', role_ids: [WELL_KNOWN.roles.readOnly.id] });
     expect(created.status).toBe(201);
     expect(created.body.private_key).toMatch(/BEGIN PRIVATE KEY/);
     const res = await journal('j3');
@@ -83,20 +86,34 @@ describe('request journal', () => {
     // Raw Node request: supertest cannot repeat a header.
     const { port } = sb.server.listening ? (sb.server.address() as AddressInfo) : await listen(sb.server);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request({
-        port, host: '127.0.0.1', method: 'GET', path: '/ns/jh/card-scheme-definitions',
-        headers: [
-          'Host', `127.0.0.1:${port}`, // the array form adds no Host of its own
-          'Authorization', sb.auth,
-          'X-Multi', 'first', 'x-multi', 'second: with a colon',
-          'x-quoted', 'say "hi" \\ back',
-          'x-latin', 'caf\u00e9',
-          'x-empty', '',
-        ],
-      }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        {
+          port,
+          host: '127.0.0.1',
+          method: 'GET',
+          path: '/ns/jh/card-scheme-definitions',
+          headers: [
+            'Host',
+            `127.0.0.1:${port}`, // the array form adds no Host of its own
+            'Authorization',
+            sb.auth,
+            'X-Multi',
+            'first',
+            'x-multi',
+            'second: with a colon',
+            'x-quoted',
+            'say "hi" \\ back',
+            'x-latin',
+            'caf\u00e9',
+            'x-empty',
+            '',
+          ],
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -141,7 +158,11 @@ describe('request journal', () => {
     const res = await journal('j6');
     expect(res.body.total).toBe(5);
     expect(res.body.items.map((e: { id: number; query: { i: string } }) => [e.id, e.query.i])).toEqual([
-      [8, '7'], [7, '6'], [6, '5'], [5, '4'], [4, '3'],
+      [8, '7'],
+      [7, '6'],
+      [6, '5'],
+      [5, '4'],
+      [4, '3'],
     ]);
   });
 

@@ -20,7 +20,10 @@ describe('records API', () => {
       expect(res.body.total, name).toBe(stored.length);
       expect(res.body.limit).toBe(2);
       expect(res.body.offset).toBe(1);
-      expect(res.body.items.map((r: { id: string }) => r.id), name).toEqual(stored.slice(1, 3).map((r) => r.id));
+      expect(
+        res.body.items.map((r: { id: string }) => r.id),
+        name,
+      ).toEqual(stored.slice(1, 3).map((r) => r.id));
     }
   });
 
@@ -69,8 +72,12 @@ describe('records API', () => {
     const res = await sb.http.post(records('webhook_subscriptions')).send({ url: 'https://hooks.example/a' });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      type: 'webhook-subscription', id: expect.stringMatching(/^[0-9a-f-]{36}$/), merchant_account_id: 'default',
-      url: 'https://hooks.example/a', created_at: expect.any(String), updated_at: res.body.created_at,
+      type: 'webhook-subscription',
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      merchant_account_id: 'default',
+      url: 'https://hooks.example/a',
+      created_at: expect.any(String),
+      updated_at: res.body.created_at,
     });
     expect((await sb.http.get(records(`webhook_subscriptions/${res.body.id}`))).body).toEqual(res.body);
     const del = await sb.http.delete(`/webhook-subscriptions/${res.body.id}`).set('authorization', sb.auth);
@@ -79,9 +86,16 @@ describe('records API', () => {
 
   it('creates a gift card from ids and serves it expanded', async () => {
     const body = {
-      id: 'f1000000-0000-4000-8000-0000000000aa', buyer_id: WELL_KNOWN.buyers.default.id, gift_card_service_id: WELL_KNOWN.giftCardServices.default.id,
-      bin: '123456', sub_bin: '78', last4: '4242', expiration_date: '2030-01-01T00:00:00.000Z', last_used_at: '2026-01-01T00:00:00.000Z',
-      cit_last_used_at: '2026-01-01T00:00:00.000Z', created_at: '2026-01-02T00:00:00.000Z',
+      id: 'f1000000-0000-4000-8000-0000000000aa',
+      buyer_id: WELL_KNOWN.buyers.default.id,
+      gift_card_service_id: WELL_KNOWN.giftCardServices.default.id,
+      bin: '123456',
+      sub_bin: '78',
+      last4: '4242',
+      expiration_date: '2030-01-01T00:00:00.000Z',
+      last_used_at: '2026-01-01T00:00:00.000Z',
+      cit_last_used_at: '2026-01-01T00:00:00.000Z',
+      created_at: '2026-01-02T00:00:00.000Z',
     };
     const res = await sb.http.post(records('gift_cards')).send(body);
     expect(res.status).toBe(201);
@@ -112,8 +126,15 @@ describe('records API', () => {
 
   it('answers references to missing records with 422', async () => {
     const res = await sb.http.post(records('gift_cards')).send({
-      buyer_id: 'nobody', gift_card_service_id: WELL_KNOWN.giftCardServices.default.id, merchant_account_id: 'nowhere', bin: '1', sub_bin: '2',
-      last4: '0000', expiration_date: '2030-01-01T00:00:00.000Z', last_used_at: '2026-01-01T00:00:00.000Z', cit_last_used_at: '2026-01-01T00:00:00.000Z',
+      buyer_id: 'nobody',
+      gift_card_service_id: WELL_KNOWN.giftCardServices.default.id,
+      merchant_account_id: 'nowhere',
+      bin: '1',
+      sub_bin: '2',
+      last4: '0000',
+      expiration_date: '2030-01-01T00:00:00.000Z',
+      last_used_at: '2026-01-01T00:00:00.000Z',
+      cit_last_used_at: '2026-01-01T00:00:00.000Z',
     });
     expect(res.status).toBe(422);
     expect(res.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(['body.merchant_account_id', 'body.buyer_id']);
@@ -138,10 +159,18 @@ describe('records API', () => {
 
   it('creates and patches card scheme definitions, which have no timestamps, without adding any', async () => {
     const created = await sb.http.post(records('card_scheme_definitions?shape=stored')).send({
-      type: 'card-scheme-definition', id: 'records-test-scheme', icon_url: 'https://cdn.payments-sandbox.example/icons/rt.svg', display_name: 'Records Test',
+      type: 'card-scheme-definition',
+      id: 'records-test-scheme',
+      icon_url: 'https://cdn.payments-sandbox.example/icons/rt.svg',
+      display_name: 'Records Test',
     });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ type: 'card-scheme-definition', id: 'records-test-scheme', icon_url: 'https://cdn.payments-sandbox.example/icons/rt.svg', display_name: 'Records Test' });
+    expect(created.body).toEqual({
+      type: 'card-scheme-definition',
+      id: 'records-test-scheme',
+      icon_url: 'https://cdn.payments-sandbox.example/icons/rt.svg',
+      display_name: 'Records Test',
+    });
     const patched = await sb.http.patch(records('card_scheme_definitions/records-test-scheme')).send({ display_name: 'Records Test Renamed' });
     expect(patched.status).toBe(200);
     expect(patched.body).toEqual({ ...created.body, display_name: 'Records Test Renamed' });
@@ -164,11 +193,15 @@ describe('records API', () => {
     const refused = await sb.http.delete(records(`buyers/${BUYER}`));
     expect(refused.status).toBe(422);
     expect(refused.body).toEqual({
-      detail: [{
-        loc: ['path', 'record_id'],
-        msg: `1 gift_cards record still names this record in buyer_id (${CARD}): delete it, or point buyer_id at another record, first.`,
-        type: 'value_error', input: BUYER, ctx: { collection: 'gift_cards', field: 'buyer_id', count: 1 },
-      }],
+      detail: [
+        {
+          loc: ['path', 'record_id'],
+          msg: `1 gift_cards record still names this record in buyer_id (${CARD}): delete it, or point buyer_id at another record, first.`,
+          type: 'value_error',
+          input: BUYER,
+          ctx: { collection: 'gift_cards', field: 'buyer_id', count: 1 },
+        },
+      ],
     });
     // Nothing changed: the buyer is there, and its card still shows it.
     expect((await sb.http.get(records(`buyers/${BUYER}`))).status).toBe(200);
@@ -191,7 +224,9 @@ describe('records API', () => {
     expect(cards).toEqual({
       loc: ['path', 'record_id'],
       msg: `${janesCards.length} gift_cards records still name this record in buyer_id (${janesCards.slice(0, 3).join(', ')}, and ${janesCards.length - 3} more): delete them, or point buyer_id at another record, first.`,
-      type: 'value_error', input: janeId, ctx: { collection: 'gift_cards', field: 'buyer_id', count: janesCards.length },
+      type: 'value_error',
+      input: janeId,
+      ctx: { collection: 'gift_cards', field: 'buyer_id', count: janesCards.length },
     });
     for (const item of refused.body.detail) {
       expect(item.loc).toEqual(['path', 'record_id']);
@@ -223,7 +258,14 @@ describe('records API', () => {
     const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
     const res = await sb.http.post(records('api_key_pairs')).send({ display_name: 'CI key', public_key: pem, role_ids: [WELL_KNOWN.roles.readOnly.id] });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ type: 'api-key-pair', algorithm: 'ECDSA', thumbprint: await thumbprintOf(pem), private_key: null, active: true, merchant_accounts: [] });
+    expect(res.body).toMatchObject({
+      type: 'api-key-pair',
+      algorithm: 'ECDSA',
+      thumbprint: await thumbprintOf(pem),
+      private_key: null,
+      active: true,
+      merchant_accounts: [],
+    });
     const dup = await sb.http.post(records('api_key_pairs')).send({ display_name: 'again', public_key: publicKeyPemOf(keyPem('admin')) });
     expect(dup.status).toBe(409);
     expect(dup.body.resource_id).toBe(WELL_KNOWN.keyPairs.admin.id);

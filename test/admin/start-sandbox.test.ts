@@ -10,11 +10,15 @@ describe('startSandbox', () => {
       expect(sandbox.port).not.toBe(other.port);
       const readOnly = await sandbox.token({ scopes: ['buyers.read'] });
       const denied = await fetch(`${sandbox.namespaceUrl('worker-1')}/buyers/${WELL_KNOWN.buyers.default.id}`, {
-        method: 'PUT', headers: { authorization: `Bearer ${readOnly}`, 'content-type': 'application/json' }, body: '{}',
+        method: 'PUT',
+        headers: { authorization: `Bearer ${readOnly}`, 'content-type': 'application/json' },
+        body: '{}',
       });
       expect(denied.status).toBe(403);
       const created = await fetch(`${sandbox.namespaceUrl('worker-1')}/_sandbox/records/buyers`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'b0000000-0000-4000-8000-00000000beef', display_name: 'Worker' }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 'b0000000-0000-4000-8000-00000000beef', display_name: 'Worker' }),
       });
       expect(created.status).toBe(201);
       const inDefault = await fetch(`${sandbox.url}/_sandbox/records/buyers/b0000000-0000-4000-8000-00000000beef`);

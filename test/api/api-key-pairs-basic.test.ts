@@ -14,14 +14,26 @@ const thumbprintOf = async (pem: string) => calculateJwkThumbprint(await exportJ
 
 describe('POST /api-key-pairs', () => {
   const sb = useFrozenSandbox();
-  const create = (body: unknown, auth = sb.auth) => sb.http.post('/api-key-pairs').set('authorization', auth).send(body as object);
+  const create = (body: unknown, auth = sb.auth) =>
+    sb.http
+      .post('/api-key-pairs')
+      .set('authorization', auth)
+      .send(body as object);
 
   it('generates an ECDSA pair by default and returns its private key once, every field', async () => {
     const res = await create({ display_name: 'CI key', role_ids: [ROLES.readOnly.id] });
     expectJson(res, 201);
     expect(res.body).toEqual({
-      type: 'api-key-pair', id: res.body.id, thumbprint: res.body.thumbprint, display_name: 'CI key', algorithm: 'ECDSA', active: true,
-      private_key: res.body.private_key, created_at: FROZEN_AT, updated_at: FROZEN_AT, last_used_at: null,
+      type: 'api-key-pair',
+      id: res.body.id,
+      thumbprint: res.body.thumbprint,
+      display_name: 'CI key',
+      algorithm: 'ECDSA',
+      active: true,
+      private_key: res.body.private_key,
+      created_at: FROZEN_AT,
+      updated_at: FROZEN_AT,
+      last_used_at: null,
       creator: { type: 'api-key-pair', id: WELL_KNOWN.keyPairs.admin.id, display_name: 'Admin key' },
       merchant_accounts: [],
       roles: [{ type: 'role', id: ROLES.readOnly.id, name: 'read-only', scopes: ['*.read'] }],
@@ -36,7 +48,12 @@ describe('POST /api-key-pairs', () => {
     const token = `Bearer ${await mintToken({ privateKeyPem: res.body.private_key })}`;
     expectJson(await sb.http.get('/card-scheme-definitions').set('authorization', token), 200);
     expect(store(sb).api_key_pairs.get(res.body.id)!.last_used_at).toBe(FROZEN_AT);
-    expectForbidden(await sb.http.post('/reports').set('authorization', token).send({ name: 'x', schedule: 'once', schedule_enabled: true, spec: { model: 'transactions', params: {} } }));
+    expectForbidden(
+      await sb.http
+        .post('/reports')
+        .set('authorization', token)
+        .send({ name: 'x', schedule: 'once', schedule_enabled: true, spec: { model: 'transactions', params: {} } }),
+    );
   });
 
   it('generates an RSA pair whose RS512 tokens work', async () => {
@@ -65,18 +82,26 @@ describe('POST /api-key-pairs', () => {
   it('is 422 for an unknown role and for a public key that is not an ECDSA P-521 PEM key', async () => {
     const unknown = 'a1000000-0000-4000-8000-0000000000ff';
     expectUnprocessable(await create({ display_name: 'k', role_ids: [ROLES.readOnly.id, unknown] }), [{ loc: ['body', 'role_ids', '1'], input: unknown }]);
-    expectUnprocessable(await create({ display_name: 'k', role_ids: [ROLES.readOnly.id], public_key: 'not a key' }), [{ loc: ['body', 'public_key'], input: 'not a key' }]);
+    expectUnprocessable(await create({ display_name: 'k', role_ids: [ROLES.readOnly.id], public_key: 'not a key' }), [
+      { loc: ['body', 'public_key'], input: 'not a key' },
+    ]);
     const p256 = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
     expectUnprocessable(await create({ display_name: 'k', role_ids: [ROLES.readOnly.id], public_key: p256 }), [{ loc: ['body', 'public_key'], input: p256 }]);
-    expectUnprocessable(await create({ display_name: 'k', role_ids: [ROLES.readOnly.id], public_key: p521(), algorithm: 'RSA' }), [{ loc: ['body', 'algorithm'], input: 'RSA' }]);
+    expectUnprocessable(await create({ display_name: 'k', role_ids: [ROLES.readOnly.id], public_key: p521(), algorithm: 'RSA' }), [
+      { loc: ['body', 'algorithm'], input: 'RSA' },
+    ]);
     expect(store(sb).api_key_pairs.size).toBe(4);
   });
 
   it('accepts display_name lengths 1 and 200, refuses 0 and 201', async () => {
     expectJson(await create({ display_name: 'k', role_ids: [ROLES.embed.id] }), 201);
     expectJson(await create({ display_name: 'k'.repeat(200), role_ids: [ROLES.embed.id] }), 201);
-    expectBadRequest(await create({ display_name: '', role_ids: [ROLES.embed.id] }), [{ location: 'body', pointer: '/display_name', type: 'string_too_short' }]);
-    expectBadRequest(await create({ display_name: 'k'.repeat(201), role_ids: [ROLES.embed.id] }), [{ location: 'body', pointer: '/display_name', type: 'string_too_long' }]);
+    expectBadRequest(await create({ display_name: '', role_ids: [ROLES.embed.id] }), [
+      { location: 'body', pointer: '/display_name', type: 'string_too_short' },
+    ]);
+    expectBadRequest(await create({ display_name: 'k'.repeat(201), role_ids: [ROLES.embed.id] }), [
+      { location: 'body', pointer: '/display_name', type: 'string_too_long' },
+    ]);
   });
 
   it('reports every schema problem at once: missing, extra, wrong types, enum, items', async () => {

@@ -20,8 +20,15 @@ const JANE = {
     email_address: 'jane.doe@example.com',
     phone_number: '+14155550100',
     address: {
-      city: 'San Francisco', country: 'US', postal_code: '94105', state: 'California', state_code: 'US-CA',
-      house_number_or_name: '100', line1: 'Market Street', line2: 'Suite 300', organization: 'Example Corp',
+      city: 'San Francisco',
+      country: 'US',
+      postal_code: '94105',
+      state: 'California',
+      state_code: 'US-CA',
+      house_number_or_name: '100',
+      line1: 'Market Street',
+      line2: 'Suite 300',
+      organization: 'Example Corp',
     },
     tax_id: { value: '12-3456789', kind: 'us.ein' },
   },
@@ -38,7 +45,12 @@ describe('PUT /buyers/{buyer_id}', () => {
     const res = await put(BUYER, { display_name: 'Janet Doe', account_number: null });
     expectJson(res, 200);
     expect(res.body).toEqual({ ...JANE, display_name: 'Janet Doe', account_number: null, updated_at: FROZEN_AT });
-    expect(store(sb).buyers.get(BUYER)).toMatchObject({ display_name: 'Janet Doe', account_number: null, external_identifier: 'buyer-ext-0001', updated_at: FROZEN_AT });
+    expect(store(sb).buyers.get(BUYER)).toMatchObject({
+      display_name: 'Janet Doe',
+      account_number: null,
+      external_identifier: 'buyer-ext-0001',
+      updated_at: FROZEN_AT,
+    });
   });
 
   it('shows the change in the next request through another operation (nested in gift cards)', async () => {
@@ -58,8 +70,22 @@ describe('PUT /buyers/{buyer_id}', () => {
     const res = await put(BUYER, { billing_details: { first_name: 'Janet', address: { city: 'Oakland', country: 'US' } } });
     expectJson(res, 200);
     expect(res.body.billing_details).toEqual({
-      first_name: 'Janet', last_name: null, email_address: null, phone_number: null, tax_id: null,
-      address: { city: 'Oakland', country: 'US', postal_code: null, state: null, state_code: null, house_number_or_name: null, line1: null, line2: null, organization: null },
+      first_name: 'Janet',
+      last_name: null,
+      email_address: null,
+      phone_number: null,
+      tax_id: null,
+      address: {
+        city: 'Oakland',
+        country: 'US',
+        postal_code: null,
+        state: null,
+        state_code: null,
+        house_number_or_name: null,
+        line1: null,
+        line2: null,
+        organization: null,
+      },
     });
     const cleared = await put(BUYER, { billing_details: null });
     expect(cleared.body).toEqual({ ...JANE, billing_details: null, updated_at: FROZEN_AT });
@@ -83,7 +109,11 @@ describe('PUT /buyers/{buyer_id}', () => {
   });
 
   it('reports every problem of one request, path and body together, and changes nothing', async () => {
-    const res = await put('not-a-uuid', { display_name: 42, external_identifier: '', billing_details: { address: { country: 'usa' }, tax_id: { value: 'x' } } });
+    const res = await put('not-a-uuid', {
+      display_name: 42,
+      external_identifier: '',
+      billing_details: { address: { country: 'usa' }, tax_id: { value: 'x' } },
+    });
     expectBadRequest(res, [
       { location: 'path', pointer: '/buyer_id', type: 'uuid_parsing' },
       { location: 'body', pointer: '/display_name', type: 'string_type' },
@@ -115,7 +145,13 @@ describe('PUT /buyers/{buyer_id}', () => {
   it('acts on the merchant account named by x-service-merchant-account-id', async () => {
     const res = await put(WELL_KNOWN.buyers.merchantTwo.id, { display_name: 'Joost' }).set(MERCHANT_HEADER, 'merchant-two');
     expectJson(res, 200);
-    expect(res.body).toMatchObject({ id: WELL_KNOWN.buyers.merchantTwo.id, merchant_account_id: 'merchant-two', display_name: 'Joost', account_number: null, updated_at: FROZEN_AT });
+    expect(res.body).toMatchObject({
+      id: WELL_KNOWN.buyers.merchantTwo.id,
+      merchant_account_id: 'merchant-two',
+      display_name: 'Joost',
+      account_number: null,
+      updated_at: FROZEN_AT,
+    });
     expectNotFound(await put(BUYER, { display_name: 'x' }).set(MERCHANT_HEADER, 'merchant-two'));
   });
 

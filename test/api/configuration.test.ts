@@ -22,16 +22,35 @@ describe('configuration lists', () => {
       const res = await get('/connections');
       expectJson(res, 200);
       expect(Object.keys(res.body)).toEqual(['items']);
-      const expected = store(sb).connections.where((c) => c.merchant_account_id === 'default')
+      const expected = store(sb)
+        .connections.where((c) => c.merchant_account_id === 'default')
         .map((c) => ({ type: 'connection', id: c.id, name: c.name, active: c.active, silent: c.silent, definition: c.definition }));
       expect(res.body.items).toEqual(expected);
       const groupOf = (id: string) => res.body.items.find((c: any) => c.id === id)?.definition.group;
       const wk = WELL_KNOWN.connections;
-      expect([wk.stripe.id, wk.antiFraud.id, wk.giftCard.id, wk.applePay.id, wk.googlePay.id].map(groupOf))
-        .toEqual(['payment-service', 'anti-fraud-service', 'gift-card-service', 'digital-wallet', 'digital-wallet']);
+      expect([wk.stripe.id, wk.antiFraud.id, wk.giftCard.id, wk.applePay.id, wk.googlePay.id].map(groupOf)).toEqual([
+        'payment-service',
+        'anti-fraud-service',
+        'gift-card-service',
+        'digital-wallet',
+        'digital-wallet',
+      ]);
       expect(res.body.items.find((c: any) => c.id === wk.stripe.id)).toEqual({
-        type: 'connection', id: wk.stripe.id, name: 'Stripe', active: true, silent: false,
-        definition: { id: 'stripe-card', type: 'connection-definition', name: 'Stripe', count: 1, group: 'payment-service', category: 'card', icon_url: 'https://cdn.payments-sandbox.example/icons/stripe.svg', provider: 'stripe' },
+        type: 'connection',
+        id: wk.stripe.id,
+        name: 'Stripe',
+        active: true,
+        silent: false,
+        definition: {
+          id: 'stripe-card',
+          type: 'connection-definition',
+          name: 'Stripe',
+          count: 1,
+          group: 'payment-service',
+          category: 'card',
+          icon_url: 'https://cdn.payments-sandbox.example/icons/stripe.svg',
+          provider: 'stripe',
+        },
       });
       for (const c of res.body.items) {
         expect(typeof c.active === 'boolean' && typeof c.silent === 'boolean').toBe(true);
@@ -43,7 +62,12 @@ describe('configuration lists', () => {
     it('lists only merchant-two connections under its header', async () => {
       const res = await get('/connections', 'merchant-two');
       const ids = res.body.items.map((c: any) => c.id);
-      expect(ids.sort()).toEqual(store(sb).connections.where((c) => c.merchant_account_id === 'merchant-two').map((c) => c.id).sort());
+      expect(ids.sort()).toEqual(
+        store(sb)
+          .connections.where((c) => c.merchant_account_id === 'merchant-two')
+          .map((c) => c.id)
+          .sort(),
+      );
       expect(ids).not.toContain(WELL_KNOWN.connections.stripe.id);
       expectMethodNotAllowed(await sb.http.delete('/connections').set('authorization', sb.auth), 'GET');
     });
@@ -54,12 +78,27 @@ describe('configuration lists', () => {
       for (const flow of FLOWS) {
         const res = await get(`/flows/${flow}`);
         expectJson(res, 200);
-        const expected = store(sb).flow_rules.where((r) => r.merchant_account_id === 'default' && r.flow === flow).sort((a, b) => a.position - b.position);
+        const expected = store(sb)
+          .flow_rules.where((r) => r.merchant_account_id === 'default' && r.flow === flow)
+          .sort((a, b) => a.position - b.position);
         expect(res.body).toEqual({ items: expected });
         expect(res.body.items.length).toBeGreaterThan(0);
         expect(res.body.items.map((r: any) => r.position)).toEqual(expected.map((_, i) => i + 1));
         for (const r of res.body.items) {
-          expect(Object.keys(r).sort()).toEqual(['action', 'conditions', 'created_at', 'description', 'error_code', 'flow', 'id', 'merchant_account_id', 'outcome', 'position', 'type', 'updated_at']);
+          expect(Object.keys(r).sort()).toEqual([
+            'action',
+            'conditions',
+            'created_at',
+            'description',
+            'error_code',
+            'flow',
+            'id',
+            'merchant_account_id',
+            'outcome',
+            'position',
+            'type',
+            'updated_at',
+          ]);
           expect(r.type).toBe('rule');
           expect(r.id).toMatch(UUID);
           expect(r.created_at).toMatch(ISO);
@@ -70,8 +109,12 @@ describe('configuration lists', () => {
     it('serves the well-known rules exactly', async () => {
       const card = (await get('/flows/card-transaction')).body.items[0];
       expect(card).toMatchObject({
-        id: WELL_KNOWN.flowRules.cardTransactionFirst.id, merchant_account_id: 'default', flow: 'card-transaction', position: 1,
-        description: 'Small USD card payments to Stripe, network token first', action: 'route-transaction',
+        id: WELL_KNOWN.flowRules.cardTransactionFirst.id,
+        merchant_account_id: 'default',
+        flow: 'card-transaction',
+        position: 1,
+        description: 'Small USD card payments to Stripe, network token first',
+        action: 'route-transaction',
         conditions: [{ name: 'amount', operator: 'less_than', value: { currency: 'USD', value: 1000, description: 'Below 10.00 USD' } }],
         outcome: {
           type: 'card-routing',
@@ -109,7 +152,8 @@ describe('configuration lists', () => {
         const { merchant_account_id: _m, config_id: _c, ...rec } = store(sb).vault_forward_authentications.get(item.id)!;
         expect(item).toEqual(rec);
         expect(item).toMatchObject({
-          type: 'vault-forward-config-authentication', kind: 'mle',
+          type: 'vault-forward-config-authentication',
+          kind: 'mle',
           creator: { id: WELL_KNOWN.users.dashboardUser.id, name: 'Dana Dashboard', email_address: 'dana@merchant.example' },
         });
         expect(item.fields.map((f: any) => f.key)).toEqual(['key_id', 'public_key', 'algorithm']);
@@ -129,11 +173,21 @@ describe('configuration lists', () => {
       const res = await get('/card-scheme-definitions');
       expectJson(res, 200);
       const names: Record<string, string> = {
-        visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', discover: 'Discover', jcb: 'JCB', unionpay: 'UnionPay', 'diners-club': 'Diners Club', maestro: 'Maestro',
+        visa: 'Visa',
+        mastercard: 'Mastercard',
+        amex: 'American Express',
+        discover: 'Discover',
+        jcb: 'JCB',
+        unionpay: 'UnionPay',
+        'diners-club': 'Diners Club',
+        maestro: 'Maestro',
       };
       expect(res.body).toEqual({
         items: Object.entries(names).map(([id, display_name]) => ({
-          type: 'card-scheme-definition', id, icon_url: `https://cdn.payments-sandbox.example/icons/card-schemes/${id}.svg`, display_name,
+          type: 'card-scheme-definition',
+          id,
+          icon_url: `https://cdn.payments-sandbox.example/icons/card-schemes/${id}.svg`,
+          display_name,
         })),
       });
       expect((await get('/card-scheme-definitions', 'merchant-two')).body).toEqual(res.body);
@@ -155,7 +209,12 @@ describe('configuration lists', () => {
       expectJson(renamed, 200);
       expect(renamed.body).toEqual({ items: before.items.map((d: any) => (d.id === 'visa' ? { ...visa, display_name: 'Visa Renamed' } : d)) });
 
-      const added = { type: 'card-scheme-definition', id: 'kept-test-scheme', icon_url: 'https://cdn.payments-sandbox.example/icons/kept.svg', display_name: 'Kept Test' };
+      const added = {
+        type: 'card-scheme-definition',
+        id: 'kept-test-scheme',
+        icon_url: 'https://cdn.payments-sandbox.example/icons/kept.svg',
+        display_name: 'Kept Test',
+      };
       expect((await sb.http.post(records('kept-schemes', 'card_scheme_definitions')).send(added)).status).toBe(201);
       expect((await getIn('kept-schemes', '/card-scheme-definitions')).body.items).toEqual([...renamed.body.items, added]);
 

@@ -6,10 +6,34 @@ import { MERCHANT_HEADER, expectBadRequest, expectForbidden, expectJson, expectM
 
 type Collections = ReturnType<typeof store>;
 const CASES = [
-  { path: '/checkout/sessions', param: 'checkout_session_id', collection: 'checkout_sessions', ids: WELL_KNOWN.checkoutSessions, scope: 'checkout-sessions.write' },
-  { path: '/anti-fraud-services', param: 'anti_fraud_service_id', collection: 'anti_fraud_services', ids: WELL_KNOWN.antiFraudServices, scope: 'anti-fraud-services.write' },
-  { path: '/apple-pay-certificates', param: 'apple_pay_certificate_id', collection: 'apple_pay_certificates', ids: WELL_KNOWN.applePayCertificates, scope: 'apple-pay-certificates.write' },
-  { path: '/webhook-subscriptions', param: 'subscription_id', collection: 'webhook_subscriptions', ids: WELL_KNOWN.webhookSubscriptions, scope: 'webhook-subscriptions.write' },
+  {
+    path: '/checkout/sessions',
+    param: 'checkout_session_id',
+    collection: 'checkout_sessions',
+    ids: WELL_KNOWN.checkoutSessions,
+    scope: 'checkout-sessions.write',
+  },
+  {
+    path: '/anti-fraud-services',
+    param: 'anti_fraud_service_id',
+    collection: 'anti_fraud_services',
+    ids: WELL_KNOWN.antiFraudServices,
+    scope: 'anti-fraud-services.write',
+  },
+  {
+    path: '/apple-pay-certificates',
+    param: 'apple_pay_certificate_id',
+    collection: 'apple_pay_certificates',
+    ids: WELL_KNOWN.applePayCertificates,
+    scope: 'apple-pay-certificates.write',
+  },
+  {
+    path: '/webhook-subscriptions',
+    param: 'subscription_id',
+    collection: 'webhook_subscriptions',
+    ids: WELL_KNOWN.webhookSubscriptions,
+    scope: 'webhook-subscriptions.write',
+  },
 ] as const;
 
 describe('DELETE operations', () => {
@@ -67,7 +91,12 @@ describe('DELETE operations', () => {
     const connectionIds = async () => (await sb.http.get('/connections').set('authorization', sb.auth)).body.items.map((x: any) => x.id);
     const before = await connectionIds();
     expect(before).toContain(WELL_KNOWN.connections.antiFraud.id);
-    expect(store(sb).anti_fraud_service_credentials.where((x) => x.anti_fraud_service_id === service).map((x) => x.id).sort()).toEqual([creds.apiKey.id, creds.accountId.id]);
+    expect(
+      store(sb)
+        .anti_fraud_service_credentials.where((x) => x.anti_fraud_service_id === service)
+        .map((x) => x.id)
+        .sort(),
+    ).toEqual([creds.apiKey.id, creds.accountId.id]);
     const otherCredentials = store(sb).anti_fraud_service_credentials.size - 2;
 
     expectNoContent(await del(`/anti-fraud-services/${service}`));

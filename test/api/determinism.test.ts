@@ -38,7 +38,11 @@ describe('deterministic data', () => {
   it('gives byte-identical bodies for every list operation with the same seed, in both merchant accounts', async () => {
     for (const merchant of ['default', 'merchant-two']) {
       for (const path of LISTS) {
-        if (merchant === 'merchant-two' && (path.includes('/payment-methods/') || path.includes('vault-forward') || path.includes('report-executions') || path.includes('buyer_id'))) continue;
+        if (
+          merchant === 'merchant-two' &&
+          (path.includes('/payment-methods/') || path.includes('vault-forward') || path.includes('report-executions') || path.includes('buyer_id'))
+        )
+          continue;
         expect(await text(a, path, merchant), `${merchant} ${path}`).toBe(await text(b, path, merchant));
       }
     }
@@ -72,10 +76,18 @@ describe('deterministic data', () => {
     expect(await ids(other, '/buyers/payment-methods')).not.toEqual(await ids(a, '/buyers/payment-methods'));
     expect(await text(other, '/gift-cards?limit=7')).not.toBe(await text(a, '/gift-cards?limit=7'));
     // Well-known records are built from fixed data whatever the seed.
-    for (const path of [`/payment-methods/${PM}/payment-service-tokens`, `/buyers/payment-methods?buyer_id=${WELL_KNOWN.buyers.default.id}`, `/vault-forward/configs/${WELL_KNOWN.vaultForwardConfigs.default.id}/authentications`, '/card-scheme-definitions']) {
+    for (const path of [
+      `/payment-methods/${PM}/payment-service-tokens`,
+      `/buyers/payment-methods?buyer_id=${WELL_KNOWN.buyers.default.id}`,
+      `/vault-forward/configs/${WELL_KNOWN.vaultForwardConfigs.default.id}/authentications`,
+      '/card-scheme-definitions',
+    ]) {
       expect(await text(other, path), path).toBe(await text(a, path));
     }
-    const janeCard = async (sb: TestSandbox) => JSON.parse(await text(sb, `/gift-cards?buyer_id=${WELL_KNOWN.buyers.default.id}&limit=100`)).items.find((c: any) => c.id === WELL_KNOWN.giftCards.default.id);
+    const janeCard = async (sb: TestSandbox) =>
+      JSON.parse(await text(sb, `/gift-cards?buyer_id=${WELL_KNOWN.buyers.default.id}&limit=100`)).items.find(
+        (c: any) => c.id === WELL_KNOWN.giftCards.default.id,
+      );
     expect(await janeCard(other)).toEqual(await janeCard(a));
     expect(other.deps.namespaces.get().store.seed).toBe(98765);
   });

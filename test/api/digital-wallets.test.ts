@@ -14,7 +14,11 @@ describe('digital wallet sessions', () => {
   afterAll(() => sb?.server.close());
 
   describe('POST /digital-wallets/google/session', () => {
-    const session = (body: unknown, auth = sb.auth) => sb.http.post('/digital-wallets/google/session').set('authorization', auth).send(body as object);
+    const session = (body: unknown, auth = sb.auth) =>
+      sb.http
+        .post('/digital-wallets/google/session')
+        .set('authorization', auth)
+        .send(body as object);
 
     it('returns the gateway merchant id and a JWT naming the origin domain', async () => {
       const before = Math.floor(Date.now() / 1000);

@@ -22,7 +22,8 @@ describe('GET /gift-cards', () => {
   };
   /** Ids of the merchant account's cards in the documented order: created_at desc, then id desc. */
   const expectedOrder = (merchant = 'default', keep: (c: any) => boolean = () => true) =>
-    store(sb).gift_cards.where((c) => c.merchant_account_id === merchant && keep(c))
+    store(sb)
+      .gift_cards.where((c) => c.merchant_account_id === merchant && keep(c))
       .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1))
       .map((c) => c.id);
 
@@ -56,15 +57,33 @@ describe('GET /gift-cards', () => {
       type: 'gift-card',
       id: WELL_KNOWN.giftCards.default.id,
       merchant_account_id: 'default',
-      gift_card_service: { type: 'gift-card-service', id: WELL_KNOWN.giftCardServices.default.id, gift_card_service_definition_id: 'qwikcilver-gift-card', display_name: 'Qwikcilver' },
-      bin: rec.bin, sub_bin: rec.sub_bin, last4: rec.last4,
-      created_at: '2026-05-05T11:00:00.000Z', updated_at: rec.updated_at,
-      usage_count: rec.usage_count, cit_usage_count: rec.cit_usage_count,
-      expiration_date: rec.expiration_date, last_used_at: rec.last_used_at, cit_last_used_at: rec.cit_last_used_at,
+      gift_card_service: {
+        type: 'gift-card-service',
+        id: WELL_KNOWN.giftCardServices.default.id,
+        gift_card_service_definition_id: 'qwikcilver-gift-card',
+        display_name: 'Qwikcilver',
+      },
+      bin: rec.bin,
+      sub_bin: rec.sub_bin,
+      last4: rec.last4,
+      created_at: '2026-05-05T11:00:00.000Z',
+      updated_at: rec.updated_at,
+      usage_count: rec.usage_count,
+      cit_usage_count: rec.cit_usage_count,
+      expiration_date: rec.expiration_date,
+      last_used_at: rec.last_used_at,
+      cit_last_used_at: rec.cit_last_used_at,
       buyer: {
-        type: 'buyer', id: JANE.id, merchant_account_id: 'default', created_at: '2025-06-01T10:00:00.000Z', updated_at: '2026-09-15T12:30:00.000Z',
-        display_name: 'Jane Doe', external_identifier: JANE.externalIdentifier, account_number: 'ACC-0001',
-        billing_details: buyer.billing_details, reconciliation_id: buyer.reconciliation_id,
+        type: 'buyer',
+        id: JANE.id,
+        merchant_account_id: 'default',
+        created_at: '2025-06-01T10:00:00.000Z',
+        updated_at: '2026-09-15T12:30:00.000Z',
+        display_name: 'Jane Doe',
+        external_identifier: JANE.externalIdentifier,
+        account_number: 'ACC-0001',
+        billing_details: buyer.billing_details,
+        reconciliation_id: buyer.reconciliation_id,
       },
     });
     expect(card.bin).toMatch(/^6\d{7}$/);
@@ -162,7 +181,9 @@ describe('GET /gift-cards', () => {
     };
     expect(signed(['n', last.created_at, last.id, 'default', 9])).toBe(codec.encode({ ...key, at: 9 }));
     for (const hint of [-1, 1.5, '3', null]) {
-      expectBadRequest(await list(`?limit=10&cursor=${encodeURIComponent(signed(['n', last.created_at, last.id, 'default', hint]))}`), [{ location: 'query', pointer: '/cursor', type: 'cursor_invalid' }]);
+      expectBadRequest(await list(`?limit=10&cursor=${encodeURIComponent(signed(['n', last.created_at, last.id, 'default', hint]))}`), [
+        { location: 'query', pointer: '/cursor', type: 'cursor_invalid' },
+      ]);
     }
   });
 
@@ -236,7 +257,9 @@ describe('GET /gift-cards', () => {
     expect((await sb.http.delete(records(`gift_cards/${twinCards[0]}`))).status).toBe(204);
     expect(await ids(`buyer_id=${OTHER}`)).toEqual([twinCards[1]]);
     const added = 'f2000000-0000-4000-8000-000000000003';
-    expect((await sb.http.post(records('gift_cards')).send({ ...janeCard, id: added, buyer_id: OTHER, created_at: '2026-11-01T00:00:00.000Z' })).status).toBe(201);
+    expect((await sb.http.post(records('gift_cards')).send({ ...janeCard, id: added, buyer_id: OTHER, created_at: '2026-11-01T00:00:00.000Z' })).status).toBe(
+      201,
+    );
     expect(await ids('buyer_external_identifier=twin-moved')).toEqual([added, twinCards[1]]);
     expect(await ids('buyer_external_identifier=nobody-has-this')).toEqual([]);
   });
@@ -291,7 +314,7 @@ describe('GET /gift-cards', () => {
       }
     });
 
-    it('renews the JSON of a changed buyer\'s cards only', async () => {
+    it("renews the JSON of a changed buyer's cards only", async () => {
       const keptOf = (id: string) => {
         const stored = store(sb).gift_cards.get(id) as object;
         const slot = Object.getOwnPropertySymbols(stored).find((s) => s.description === 'api json');
@@ -323,7 +346,11 @@ describe('GET /gift-cards', () => {
       const unfiltered = async () => (await walk(50)).flatMap((p) => p.items);
       const perCard = async () => {
         const cards = new Map<string, any>();
-        const buyers = new Set(store(sb).gift_cards.where((g) => g.merchant_account_id === 'default').map((g) => g.buyer_id));
+        const buyers = new Set(
+          store(sb)
+            .gift_cards.where((g) => g.merchant_account_id === 'default')
+            .map((g) => g.buyer_id),
+        );
         for (const buyer of buyers) for (const card of (await list(`?buyer_id=${buyer}&limit=100`)).body.items) cards.set(card.id, card);
         return cards;
       };

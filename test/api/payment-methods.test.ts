@@ -32,14 +32,44 @@ describe('payment methods', () => {
       const card = res.body.items.find((m: any) => m.id === PM.card.id);
       const { buyer_id: _b, ...expected } = store(sb).payment_methods.get(PM.card.id)!;
       expect(card).toEqual(expected);
-      expect(card).toMatchObject({ type: 'payment-method', merchant_account_id: 'default', method: 'card', scheme: 'visa', country: 'US', currency: 'USD', mode: 'card' });
+      expect(card).toMatchObject({
+        type: 'payment-method',
+        merchant_account_id: 'default',
+        method: 'card',
+        scheme: 'visa',
+        country: 'US',
+        currency: 'USD',
+        mode: 'card',
+      });
       expect(card.details.bin).toMatch(/^4\d{5}$/);
       expect(card.expiration_date).toMatch(/^\d{2}\/\d{2}$/);
       // The 23 reference fields plus created_at/updated_at (the default sort key).
       expect(Object.keys(card).sort()).toEqual([
-        'additional_schemes', 'approval_url', 'cit_last_used_at', 'cit_usage_count', 'country', 'created_at', 'currency', 'details', 'expiration_date',
-        'fingerprint', 'has_replacement', 'id', 'label', 'last_replaced_at', 'last_used_at', 'merchant_account_id', 'method', 'mode', 'scheme',
-        'scheme_transaction_id', 'scheme_transaction_id_scheme', 'transaction_link_id', 'type', 'updated_at', 'usage_count',
+        'additional_schemes',
+        'approval_url',
+        'cit_last_used_at',
+        'cit_usage_count',
+        'country',
+        'created_at',
+        'currency',
+        'details',
+        'expiration_date',
+        'fingerprint',
+        'has_replacement',
+        'id',
+        'label',
+        'last_replaced_at',
+        'last_used_at',
+        'merchant_account_id',
+        'method',
+        'mode',
+        'scheme',
+        'scheme_transaction_id',
+        'scheme_transaction_id_scheme',
+        'transaction_link_id',
+        'type',
+        'updated_at',
+        'usage_count',
       ]);
     });
 
@@ -69,7 +99,11 @@ describe('payment methods', () => {
       expect(ids(await methods(`?buyer_id=${JANE.id}&country=GB&currency=GBP`))).toEqual([PM.cardGb.id]);
       expect(ids(await methods(`?buyer_id=${JANE.id}&country=GB&currency=USD`))).toEqual([]);
       const allGb = await methods('?country=GB');
-      expect(ids(allGb).sort()).toEqual(stored((m) => m.country === 'GB').map((m) => m.id).sort());
+      expect(ids(allGb).sort()).toEqual(
+        stored((m) => m.country === 'GB')
+          .map((m) => m.id)
+          .sort(),
+      );
       expect(ids(allGb)).not.toContain(PM.cardNoCountry.id);
       expect(ids(await methods('?currency=XXX'))).toEqual([]);
     });
@@ -86,7 +120,9 @@ describe('payment methods', () => {
       }
       const janes = await methods(`?buyer_id=${JANE.id}&sort_by=last_used_at`);
       expect(ids(janes)[0]).toBe(PM.card.id);
-      const neverUsed = stored((m) => m.buyer_id === JANE.id && m.last_used_at === null).map((m) => m.id).sort();
+      const neverUsed = stored((m) => m.buyer_id === JANE.id && m.last_used_at === null)
+        .map((m) => m.id)
+        .sort();
       expect(neverUsed).toContain(PM.cardBr.id);
       expect(ids(janes).slice(-neverUsed.length).sort()).toEqual(neverUsed);
       const asc = await methods(`?buyer_id=${JANE.id}&sort_by=last_used_at&order_by=asc`);
@@ -114,17 +150,32 @@ describe('payment methods', () => {
       const res = await tokens(PM.card.id);
       expectJson(res, 200);
       const t = WELL_KNOWN.paymentServiceTokens;
-      expect(res.body.items.map((x: any) => [x.id, x.status])).toEqual([[t.stripe.id, 'succeeded'], [t.adyen.id, 'processing'], [t.braintree.id, 'buyer_approval_required']]);
+      expect(res.body.items.map((x: any) => [x.id, x.status])).toEqual([
+        [t.stripe.id, 'succeeded'],
+        [t.adyen.id, 'processing'],
+        [t.braintree.id, 'buyer_approval_required'],
+      ]);
       for (const item of res.body.items) {
         const rec = store(sb).payment_service_tokens.get(item.id)!;
         expect(item).toEqual({
-          type: 'payment-service-token', id: rec.id, payment_method_id: PM.card.id, payment_service_id: rec.payment_service_id,
-          created_at: rec.created_at, updated_at: rec.updated_at, status: rec.status, approval_url: rec.approval_url, token: rec.token,
+          type: 'payment-service-token',
+          id: rec.id,
+          payment_method_id: PM.card.id,
+          payment_service_id: rec.payment_service_id,
+          created_at: rec.created_at,
+          updated_at: rec.updated_at,
+          status: rec.status,
+          approval_url: rec.approval_url,
+          token: rec.token,
         });
         expect(item.token).toMatch(/^tok_[A-Za-z0-9]{24}$/);
       }
       expect(res.body.items[2].approval_url).toBe(`https://approve.payments-sandbox.example/tokens/${t.braintree.id}`);
-      expect(res.body.items.map((x: any) => x.payment_service_id)).toEqual([WELL_KNOWN.paymentServices.stripe.id, WELL_KNOWN.paymentServices.adyen.id, WELL_KNOWN.paymentServices.braintree.id]);
+      expect(res.body.items.map((x: any) => x.payment_service_id)).toEqual([
+        WELL_KNOWN.paymentServices.stripe.id,
+        WELL_KNOWN.paymentServices.adyen.id,
+        WELL_KNOWN.paymentServices.braintree.id,
+      ]);
     });
 
     it('filters by payment_service_id, and is empty for a method without tokens', async () => {
@@ -174,7 +225,8 @@ describe('payment methods', () => {
     it('is 400 for an inactive or suspended network token and 404 for a deleted one', async () => {
       // The fixtures hold a token in every status (in one of the two merchant accounts).
       const tokenIn = (status: string) => store(sb).network_tokens.find((t) => t.status === status)!;
-      const ask = (t: ReturnType<typeof tokenIn>) => cryptogram(t.payment_method_id, t.id, { merchant_initiated: true }).set(MERCHANT_HEADER, t.merchant_account_id);
+      const ask = (t: ReturnType<typeof tokenIn>) =>
+        cryptogram(t.payment_method_id, t.id, { merchant_initiated: true }).set(MERCHANT_HEADER, t.merchant_account_id);
       for (const status of ['inactive', 'suspended']) {
         expectBadRequest(await ask(tokenIn(status)), [{ location: 'path', pointer: '/network_token_id', type: 'network_token_not_active' }]);
       }
@@ -183,14 +235,19 @@ describe('payment methods', () => {
 
     it('requires a boolean merchant_initiated and valid ids', async () => {
       expectBadRequest(await cryptogram(PM.card.id, NT.active.id, {}), [{ location: 'body', pointer: '/merchant_initiated', type: 'missing' }]);
-      expectBadRequest(await cryptogram(PM.card.id, NT.active.id, { merchant_initiated: 'yes' }), [{ location: 'body', pointer: '/merchant_initiated', type: 'bool_type' }]);
+      expectBadRequest(await cryptogram(PM.card.id, NT.active.id, { merchant_initiated: 'yes' }), [
+        { location: 'body', pointer: '/merchant_initiated', type: 'bool_type' },
+      ]);
       expectBadRequest(await cryptogram(PM.card.id, NT.active.id), [{ location: 'body', pointer: '', type: 'missing' }]);
       expectBadRequest(await cryptogram('a', 'b', { merchant_initiated: 1 }), [
         { location: 'path', pointer: '/payment_method_id', type: 'uuid_parsing' },
         { location: 'path', pointer: '/network_token_id', type: 'uuid_parsing' },
         { location: 'body', pointer: '/merchant_initiated', type: 'bool_type' },
       ]);
-      expectMethodNotAllowed(await sb.http.get(`/payment-methods/${PM.card.id}/network-tokens/${NT.active.id}/cryptogram`).set('authorization', sb.auth), 'POST');
+      expectMethodNotAllowed(
+        await sb.http.get(`/payment-methods/${PM.card.id}/network-tokens/${NT.active.id}/cryptogram`).set('authorization', sb.auth),
+        'POST',
+      );
     });
   });
 });

@@ -46,7 +46,8 @@ describe('persistence to a data file', () => {
     const file = join(dir, 'server.json');
     const server = await startSandbox({ dataFile: file, logLevel: 'silent' });
     const res = await fetch(`${server.url}/checkout/sessions/${WELL_KNOWN.checkoutSessions.default.id}`, {
-      method: 'DELETE', headers: { authorization: `Bearer ${await tokenFor('admin')}` },
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${await tokenFor('admin')}` },
     });
     expect(res.status).toBe(204);
     await server.close();
@@ -70,7 +71,9 @@ describe('persistence to a data file', () => {
   it('fails boot with a message naming a corrupt file, and leaves the file as it was', async () => {
     const file = join(dir, 'corrupt.json');
     writeFileSync(file, '{"schema_version": 1, "collections": {');
-    await expect(buildSandbox({ dataFile: file, logLevel: 'silent' })).rejects.toThrow(new RegExp(`data file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be loaded`));
+    await expect(buildSandbox({ dataFile: file, logLevel: 'silent' })).rejects.toThrow(
+      new RegExp(`data file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be loaded`),
+    );
     expect(readFileSync(file, 'utf8')).toBe('{"schema_version": 1, "collections": {');
   });
 

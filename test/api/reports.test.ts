@@ -2,14 +2,29 @@
 // and GET /report-executions/{report_execution_id}.
 import { describe, expect, it } from 'vitest';
 import { tokenFor, WELL_KNOWN } from '../support/sandbox.js';
-import { FROZEN_AT, MERCHANT_HEADER, UUID, expectBadRequest, expectJson, expectNotFound, expectUnprocessable, freezeClock, store, useFrozenSandbox } from './support.js';
+import {
+  FROZEN_AT,
+  MERCHANT_HEADER,
+  UUID,
+  expectBadRequest,
+  expectJson,
+  expectNotFound,
+  expectUnprocessable,
+  freezeClock,
+  store,
+  useFrozenSandbox,
+} from './support.js';
 
 const SPEC = { model: 'transactions', params: { filters: { ingested_at: { start: '2026-11-01T00:00:00Z', end: '2026-11-22T00:00:00Z' } } } };
 const body = (over: Record<string, unknown> = {}) => ({ name: 'Daily sales', schedule: 'daily', schedule_enabled: true, spec: SPEC, ...over });
 
 describe('reports', () => {
   const sb = useFrozenSandbox();
-  const create = (payload: unknown, auth = sb.auth) => sb.http.post('/reports').set('authorization', auth).send(payload as object);
+  const create = (payload: unknown, auth = sb.auth) =>
+    sb.http
+      .post('/reports')
+      .set('authorization', auth)
+      .send(payload as object);
   const nextAt = async (schedule: string, schedule_timezone?: string) => {
     const res = await create(body({ schedule, ...(schedule_timezone ? { schedule_timezone } : {}) }));
     expectJson(res, 201);
@@ -21,19 +36,41 @@ describe('reports', () => {
       const res = await create(body({ description: 'All sales of the day' }));
       expectJson(res, 201);
       expect(res.body).toEqual({
-        type: 'report', id: res.body.id, merchant_account_id: 'default', name: 'Daily sales', description: 'All sales of the day',
-        created_at: FROZEN_AT, updated_at: FROZEN_AT, schedule: 'daily', schedule_enabled: true, schedule_timezone: 'Etc/UTC', spec: SPEC,
-        creator_id: WELL_KNOWN.keyPairs.admin.id, creator_display_name: 'Admin key', creator_type: 'private_key',
-        next_execution_at: '2026-11-23T00:00:00.000Z', latest_execution: null,
+        type: 'report',
+        id: res.body.id,
+        merchant_account_id: 'default',
+        name: 'Daily sales',
+        description: 'All sales of the day',
+        created_at: FROZEN_AT,
+        updated_at: FROZEN_AT,
+        schedule: 'daily',
+        schedule_enabled: true,
+        schedule_timezone: 'Etc/UTC',
+        spec: SPEC,
+        creator_id: WELL_KNOWN.keyPairs.admin.id,
+        creator_display_name: 'Admin key',
+        creator_type: 'private_key',
+        next_execution_at: '2026-11-23T00:00:00.000Z',
+        latest_execution: null,
       });
       expect(res.body.id).toMatch(UUID);
-      expect(store(sb).reports.get(res.body.id)).toMatchObject({ name: 'Daily sales', merchant_account_id: 'default', next_execution_at: '2026-11-23T00:00:00.000Z' });
+      expect(store(sb).reports.get(res.body.id)).toMatchObject({
+        name: 'Daily sales',
+        merchant_account_id: 'default',
+        next_execution_at: '2026-11-23T00:00:00.000Z',
+      });
     });
 
     it('records the key pair that called, and the merchant account of the header', async () => {
       const res = await create(body({ description: null }), `Bearer ${await tokenFor('rsa')}`).set(MERCHANT_HEADER, 'merchant-two');
       expectJson(res, 201);
-      expect(res.body).toMatchObject({ merchant_account_id: 'merchant-two', description: null, creator_id: WELL_KNOWN.keyPairs.rsa.id, creator_display_name: 'RSA key', creator_type: 'private_key' });
+      expect(res.body).toMatchObject({
+        merchant_account_id: 'merchant-two',
+        description: null,
+        creator_id: WELL_KNOWN.keyPairs.rsa.id,
+        creator_display_name: 'RSA key',
+        creator_type: 'private_key',
+      });
     });
 
     it('computes next_execution_at in UTC: once now, daily next midnight, weekly next Monday, monthly the 1st', async () => {
@@ -112,7 +149,10 @@ describe('reports', () => {
     });
 
     it('reports each missing or wrong field', async () => {
-      expectBadRequest(await create({}), ['name', 'schedule', 'schedule_enabled', 'spec'].map((f) => ({ location: 'body', pointer: `/${f}`, type: 'missing' })));
+      expectBadRequest(
+        await create({}),
+        ['name', 'schedule', 'schedule_enabled', 'spec'].map((f) => ({ location: 'body', pointer: `/${f}`, type: 'missing' })),
+      );
       expectBadRequest(await create(body({ schedule: 'hourly', schedule_enabled: 'yes', schedule_timezone: 5, spec: { model: 'payouts' } })), [
         { location: 'body', pointer: '/schedule', type: 'enum' },
         { location: 'body', pointer: '/schedule_enabled', type: 'bool_type' },
@@ -137,11 +177,20 @@ describe('reports', () => {
         expectJson(res, 200);
         const rec = store(sb).report_executions.get(execution.id)!;
         expect(res.body).toEqual({
-          type: 'report-execution', id: execution.id, created_at: rec.created_at, updated_at: rec.updated_at, status: execution.status,
+          type: 'report-execution',
+          id: execution.id,
+          created_at: rec.created_at,
+          updated_at: rec.updated_at,
+          status: execution.status,
           context: { reference_timestamp: rec.context.reference_timestamp, reference_timezone: 'Europe/Amsterdam' },
           report: {
-            type: 'report', id: WELL_KNOWN.reports.daily.id, merchant_account_id: 'default', name: 'Daily transactions',
-            creator_id: WELL_KNOWN.keyPairs.admin.id, creator_display_name: 'Admin key', creator_type: 'private_key',
+            type: 'report',
+            id: WELL_KNOWN.reports.daily.id,
+            merchant_account_id: 'default',
+            name: 'Daily transactions',
+            creator_id: WELL_KNOWN.keyPairs.admin.id,
+            creator_display_name: 'Admin key',
+            creator_type: 'private_key',
           },
         });
       }

@@ -97,7 +97,20 @@ describe('openapi.json', () => {
 
   it('documents the records the reference lists no fields for', () => {
     const schemas = doc.components?.schemas ?? {};
-    for (const name of ['NetworkToken', 'CheckoutSession', 'AntiFraudService', 'AntiFraudServiceCredential', 'ApplePayCertificate', 'WebhookSubscription', 'Transaction', 'VaultForwardConfig', 'PaymentService', 'GiftCardService', 'MerchantAccount', 'RoleRecord']) {
+    for (const name of [
+      'NetworkToken',
+      'CheckoutSession',
+      'AntiFraudService',
+      'AntiFraudServiceCredential',
+      'ApplePayCertificate',
+      'WebhookSubscription',
+      'Transaction',
+      'VaultForwardConfig',
+      'PaymentService',
+      'GiftCardService',
+      'MerchantAccount',
+      'RoleRecord',
+    ]) {
       expect(schemas[name], name).toBeDefined();
       expect((schemas[name] as any).properties).toHaveProperty('id');
       expect((schemas[name] as any).properties).toHaveProperty('type');

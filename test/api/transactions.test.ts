@@ -2,7 +2,17 @@
 // and without the session `token` query parameter.
 import { describe, expect, it } from 'vitest';
 import { tokenFor, WELL_KNOWN } from '../support/sandbox.js';
-import { FROZEN_AT, MERCHANT_HEADER, expectBadRequest, expectForbidden, expectJson, expectMethodNotAllowed, expectNotFound, store, useFrozenSandbox } from './support.js';
+import {
+  FROZEN_AT,
+  MERCHANT_HEADER,
+  expectBadRequest,
+  expectForbidden,
+  expectJson,
+  expectMethodNotAllowed,
+  expectNotFound,
+  store,
+  useFrozenSandbox,
+} from './support.js';
 
 const TX = WELL_KNOWN.transactions;
 
@@ -54,8 +64,11 @@ describe('POST /transactions/{transaction_id}/session', () => {
   });
 
   it('never merges prototype keys', async () => {
-    const res = await sb.http.post(`/transactions/${TX.default.id}/session`).set('authorization', sb.auth)
-      .set('content-type', 'application/json').send('{"payload":{"__proto__":{"polluted":true},"ok":1}}');
+    const res = await sb.http
+      .post(`/transactions/${TX.default.id}/session`)
+      .set('authorization', sb.auth)
+      .set('content-type', 'application/json')
+      .send('{"payload":{"__proto__":{"polluted":true},"ok":1}}');
     expectJson(res, 200);
     expect(res.body.session_data.ok).toBe(1);
     expect(Object.hasOwn(res.body.session_data, '__proto__')).toBe(false);
@@ -71,7 +84,11 @@ describe('POST /transactions/{transaction_id}/session', () => {
       { location: 'path', pointer: '/transaction_id', type: 'uuid_parsing' },
       { location: 'body', pointer: '/payload', type: 'dict_type' },
     ]);
-    const malformed = await sb.http.post(`/transactions/${TX.default.id}/session`).set('authorization', sb.auth).set('content-type', 'application/json').send('{"payload": {');
+    const malformed = await sb.http
+      .post(`/transactions/${TX.default.id}/session`)
+      .set('authorization', sb.auth)
+      .set('content-type', 'application/json')
+      .send('{"payload": {');
     expectBadRequest(malformed, [{ location: 'body', pointer: '', type: 'json_invalid' }]);
   });
 

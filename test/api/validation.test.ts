@@ -11,8 +11,7 @@ const EXAMPLE_PATHS: Record<string, string> = {
   '/buyers/payment-methods': '/buyers/payment-methods',
   '/gift-cards': '/gift-cards',
   '/payment-methods/{payment_method_id}/payment-service-tokens': `/payment-methods/${WELL_KNOWN.paymentMethods.card.id}/payment-service-tokens`,
-  '/payment-methods/{payment_method_id}/network-tokens/{network_token_id}/cryptogram':
-    `/payment-methods/${WELL_KNOWN.paymentMethods.card.id}/network-tokens/${WELL_KNOWN.networkTokens.active.id}/cryptogram`,
+  '/payment-methods/{payment_method_id}/network-tokens/{network_token_id}/cryptogram': `/payment-methods/${WELL_KNOWN.paymentMethods.card.id}/network-tokens/${WELL_KNOWN.networkTokens.active.id}/cryptogram`,
   '/digital-wallets/google/session': '/digital-wallets/google/session',
   '/digital-wallets/click-to-pay/session': '/digital-wallets/click-to-pay/session',
   '/transactions/{transaction_id}/session': `/transactions/${WELL_KNOWN.transactions.default.id}/session`,
@@ -94,11 +93,16 @@ describe('request validation across operations', () => {
     }
     const deep = `{"billing_details":${'['.repeat(100)}${']'.repeat(100)}}`;
     expectBadRequest(await put(deep), [{ location: 'body', pointer: '', type: 'json_too_deep' }]);
-    expectBadRequest(await put(`{"billing_details":${'['.repeat(10)}${']'.repeat(10)}}`), [{ location: 'body', pointer: '/billing_details', type: 'dict_type' }]);
+    expectBadRequest(await put(`{"billing_details":${'['.repeat(10)}${']'.repeat(10)}}`), [
+      { location: 'body', pointer: '/billing_details', type: 'dict_type' },
+    ]);
   });
 
   it('refuses a body over the size limit with 413', async () => {
-    const res = await sb.http.put(BUYER).set('authorization', sb.auth).send({ display_name: 'x'.repeat(sb.deps.config.bodyLimitBytes) });
+    const res = await sb.http
+      .put(BUYER)
+      .set('authorization', sb.auth)
+      .send({ display_name: 'x'.repeat(sb.deps.config.bodyLimitBytes) });
     expectJson(res, 413);
     expectErrorBody(res.body, 413, 'payload_too_large');
   });
@@ -116,7 +120,11 @@ describe('request validation across operations', () => {
       { location: 'path', pointer: '/buyer_id', type: 'uuid_parsing' },
       { location: 'body', pointer: '', type: 'missing' },
     ]);
-    const malformed = await sb.http.post('/payment-methods/x/network-tokens/y/cryptogram').set('authorization', sb.auth).set('content-type', 'application/json').send('{"merchant_initiated": tru');
+    const malformed = await sb.http
+      .post('/payment-methods/x/network-tokens/y/cryptogram')
+      .set('authorization', sb.auth)
+      .set('content-type', 'application/json')
+      .send('{"merchant_initiated": tru');
     expectBadRequest(malformed, [
       { location: 'path', pointer: '/payment_method_id', type: 'uuid_parsing' },
       { location: 'path', pointer: '/network_token_id', type: 'uuid_parsing' },
@@ -138,17 +146,31 @@ describe('request validation across operations', () => {
   });
 
   it('never lets prototype keys of a body reach a record or Object.prototype', async () => {
-    const res = await sb.http.put(BUYER).set('authorization', sb.auth).set('content-type', 'application/json')
+    const res = await sb.http
+      .put(BUYER)
+      .set('authorization', sb.auth)
+      .set('content-type', 'application/json')
       .send('{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}},"display_name":"Jane Doe"}');
     expectJson(res, 200);
     expect(({} as any).polluted).toBeUndefined();
-    expect(Object.keys(store(sb).buyers.get(WELL_KNOWN.buyers.default.id)!).sort()).toEqual(
-      ['account_number', 'billing_details', 'created_at', 'display_name', 'external_identifier', 'id', 'merchant_account_id', 'reconciliation_id', 'type', 'updated_at'],
-    );
+    expect(Object.keys(store(sb).buyers.get(WELL_KNOWN.buyers.default.id)!).sort()).toEqual([
+      'account_number',
+      'billing_details',
+      'created_at',
+      'display_name',
+      'external_identifier',
+      'id',
+      'merchant_account_id',
+      'reconciliation_id',
+      'type',
+      'updated_at',
+    ]);
   });
 
   it('decodes path parameters, and refuses malformed escapes as bad ids', async () => {
     expectJson(await sb.http.get('/flows/card%2Dtransaction').set('authorization', sb.auth), 200);
-    expectBadRequest(await sb.http.put('/buyers/%ZZ').set('authorization', sb.auth).send({}), [{ location: 'path', pointer: '/buyer_id', type: 'uuid_parsing' }]);
+    expectBadRequest(await sb.http.put('/buyers/%ZZ').set('authorization', sb.auth).send({}), [
+      { location: 'path', pointer: '/buyer_id', type: 'uuid_parsing' },
+    ]);
   });
 });

@@ -29,7 +29,10 @@ describe('POST /api-key-pairs grants and duplicates', () => {
     it('refuses a read-only role to a token without *.read, naming the scope', async () => {
       const before = pairCount();
       const auth = await adminWith(['api-key-pairs.write', 'buyers.write']);
-      expect403(await post(auth, { display_name: 'x', role_ids: [readOnly.id] }), /^Role 'read-only' \(a1000000-0000-4000-8000-000000000002\) grants scopes the caller does not hold: \*\.read\./);
+      expect403(
+        await post(auth, { display_name: 'x', role_ids: [readOnly.id] }),
+        /^Role 'read-only' \(a1000000-0000-4000-8000-000000000002\) grants scopes the caller does not hold: \*\.read\./,
+      );
       expect403(await post(auth, { display_name: 'x', role_ids: [buyersEditor.id] }), /grants scopes the caller does not hold: payment-methods.read\./);
       expect403(await post(await adminWith(['*.write']), { display_name: 'x', role_ids: [embed.id] }), /Role 'embed'.*: embed\./);
       expect(pairCount()).toBe(before);
@@ -48,14 +51,31 @@ describe('POST /api-key-pairs grants and duplicates', () => {
       // A role that may create pairs and edit buyers, nothing else (no fixture role is that narrow).
       const roles = sb.deps.namespaces.get().store.collections.roles;
       const at = '2026-01-01T00:00:00.000Z';
-      roles.insert({ type: 'role', id: 'a1000000-0000-4000-8000-0000000000a1', name: 'pair-maker', scopes: ['api-key-pairs.write', 'buyers.write'], created_at: at, updated_at: at });
-      roles.insert({ type: 'role', id: 'a1000000-0000-4000-8000-0000000000a2', name: 'buyer-writer', scopes: ['buyers.write'], created_at: at, updated_at: at });
+      roles.insert({
+        type: 'role',
+        id: 'a1000000-0000-4000-8000-0000000000a1',
+        name: 'pair-maker',
+        scopes: ['api-key-pairs.write', 'buyers.write'],
+        created_at: at,
+        updated_at: at,
+      });
+      roles.insert({
+        type: 'role',
+        id: 'a1000000-0000-4000-8000-0000000000a2',
+        name: 'buyer-writer',
+        scopes: ['buyers.write'],
+        created_at: at,
+        updated_at: at,
+      });
       const maker = await createPair(sb, sb.auth, { display_name: 'Pair maker', role_ids: ['a1000000-0000-4000-8000-0000000000a1'] });
       const full = `Bearer ${await mintToken({ privateKeyPem: maker.private_key, scopes: ['*.read', '*.write', 'embed'] })}`;
       expect403(await post(full, { display_name: 'x', role_ids: [readOnly.id] }), /Role 'read-only'.*: \*\.read\./);
       expect403(await post(full, { display_name: 'x', role_ids: [embed.id] }), /Role 'embed'.*: embed\./);
       expect403(await post(full, { display_name: 'x', role_ids: [buyersEditor.id] }), /Role 'buyers-editor'.*: payment-methods.read\./);
-      expect403(await post(full, { display_name: 'x', role_ids: ['a1000000-0000-4000-8000-0000000000a2', admin.id] }), /Role 'admin'.*: \*\.read, \*\.write, embed\./);
+      expect403(
+        await post(full, { display_name: 'x', role_ids: ['a1000000-0000-4000-8000-0000000000a2', admin.id] }),
+        /Role 'admin'.*: \*\.read, \*\.write, embed\./,
+      );
       const ok = await createPair(sb, full, { display_name: 'Buyer writer', role_ids: ['a1000000-0000-4000-8000-0000000000a2'] });
       expect(ok.creator).toEqual({ type: 'api-key-pair', id: maker.id, display_name: 'Pair maker' });
       const narrow = `Bearer ${await mintToken({ privateKeyPem: maker.private_key, scopes: ['api-key-pairs.write'] })}`;
@@ -73,18 +93,28 @@ describe('POST /api-key-pairs grants and duplicates', () => {
     it('a caller limited to default may grant default only', async () => {
       const ok = await createPair(sb, limited, { display_name: 'Default only', role_ids: [readOnly.id], merchant_account_ids: ['default'] });
       expect(ok.merchant_accounts).toEqual([{ type: 'merchant-account', id: 'default', display_name: 'Default' }]);
-      expect403(await post(limited, { display_name: 'x', role_ids: [readOnly.id], merchant_account_ids: ['default', 'merchant-two'] }), /may not grant access to merchant account 'merchant-two'; it is limited to: default\./);
+      expect403(
+        await post(limited, { display_name: 'x', role_ids: [readOnly.id], merchant_account_ids: ['default', 'merchant-two'] }),
+        /may not grant access to merchant account 'merchant-two'; it is limited to: default\./,
+      );
       expect403(await post(limited, { display_name: 'x', role_ids: [readOnly.id], merchant_account_ids: [] }), /cannot grant access to all merchant accounts/);
       expect403(await post(limited, { display_name: 'x', role_ids: [readOnly.id] }), /cannot grant access to all merchant accounts/);
     });
 
     it('a limited caller cannot act on another account at all', async () => {
-      const res = await sb.http.post('/api-key-pairs').set('authorization', limited).set('x-service-merchant-account-id', 'merchant-two').send({ display_name: 'x', role_ids: [readOnly.id] });
+      const res = await sb.http
+        .post('/api-key-pairs')
+        .set('authorization', limited)
+        .set('x-service-merchant-account-id', 'merchant-two')
+        .send({ display_name: 'x', role_ids: [readOnly.id] });
       expect403(res, /may not act on merchant account 'merchant-two'/);
     });
 
     it('nobody may grant a merchant account that does not exist', async () => {
-      expect403(await post(sb.auth, { display_name: 'x', role_ids: [readOnly.id], merchant_account_ids: ['nowhere'] }), /^Merchant account 'nowhere' does not exist or is not accessible to the caller\.$/);
+      expect403(
+        await post(sb.auth, { display_name: 'x', role_ids: [readOnly.id], merchant_account_ids: ['nowhere'] }),
+        /^Merchant account 'nowhere' does not exist or is not accessible to the caller\.$/,
+      );
       expect403(await post(limited, { display_name: 'x', role_ids: [readOnly.id], merchant_account_ids: ['nowhere'] }), /Merchant account 'nowhere'/);
     });
   });
@@ -124,7 +154,11 @@ describe('POST /api-key-pairs grants and duplicates', () => {
       const next = await calls.read(sb, `Bearer ${await mintToken({ privateKeyPem: body.private_key })}`);
       expect(next.status).toBe(200);
       expect(JSON.stringify(next.body)).not.toContain(keyBody.slice(0, 64));
-      const dup = await post(sb.auth, { display_name: 'Same key again', role_ids: [admin.id], public_key: createPublicKey(body.private_key).export({ type: 'spki', format: 'pem' }).toString() });
+      const dup = await post(sb.auth, {
+        display_name: 'Same key again',
+        role_ids: [admin.id],
+        public_key: createPublicKey(body.private_key).export({ type: 'spki', format: 'pem' }).toString(),
+      });
       expect(dup.status).toBe(409);
       expect(JSON.stringify(dup.body)).not.toContain(keyBody.slice(0, 64));
     });

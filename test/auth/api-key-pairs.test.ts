@@ -18,7 +18,11 @@ describe('POST /api-key-pairs', () => {
   });
   afterAll(() => sb?.server.close());
 
-  const post = (body: unknown) => sb.http.post('/api-key-pairs').set('authorization', sb.auth).send(body as object);
+  const post = (body: unknown) =>
+    sb.http
+      .post('/api-key-pairs')
+      .set('authorization', sb.auth)
+      .send(body as object);
 
   describe('generated pairs', () => {
     it('generates an ECDSA P-521 pair, returns its PKCS#8 private key and a token signed with it works', async () => {
@@ -28,10 +32,19 @@ describe('POST /api-key-pairs', () => {
       expect(key.asymmetricKeyType).toBe('ec');
       expect(key.asymmetricKeyDetails?.namedCurve).toBe('secp521r1');
       expect(body).toEqual({
-        type: 'api-key-pair', id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
-        thumbprint: await thumbprintOfPem(body.private_key), display_name: 'Generated ECDSA', algorithm: 'ECDSA', active: true,
-        private_key: body.private_key, created_at: CREATED_AT, updated_at: CREATED_AT, last_used_at: null,
-        creator: ADMIN_CREATOR, merchant_accounts: [], roles: [ADMIN_ROLE],
+        type: 'api-key-pair',
+        id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+        thumbprint: await thumbprintOfPem(body.private_key),
+        display_name: 'Generated ECDSA',
+        algorithm: 'ECDSA',
+        active: true,
+        private_key: body.private_key,
+        created_at: CREATED_AT,
+        updated_at: CREATED_AT,
+        last_used_at: null,
+        creator: ADMIN_CREATOR,
+        merchant_accounts: [],
+        roles: [ADMIN_ROLE],
       });
       const res = await calls.read(sb, `Bearer ${await mintToken({ privateKeyPem: body.private_key, ttlSeconds: 30 })}`);
       expect(res.status).toBe(200);
@@ -58,7 +71,8 @@ describe('POST /api-key-pairs', () => {
 
     it('lists merchant accounts and roles once each, in the order given', async () => {
       const body = await createPair(sb, sb.auth, {
-        display_name: 'Two accounts', role_ids: [WELL_KNOWN.roles.embed.id, WELL_KNOWN.roles.readOnly.id, WELL_KNOWN.roles.embed.id],
+        display_name: 'Two accounts',
+        role_ids: [WELL_KNOWN.roles.embed.id, WELL_KNOWN.roles.readOnly.id, WELL_KNOWN.roles.embed.id],
         merchant_account_ids: ['merchant-two', 'default', 'merchant-two'],
       });
       expect(body.merchant_accounts).toEqual([
@@ -74,7 +88,12 @@ describe('POST /api-key-pairs', () => {
       const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-521' });
       const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
       const privatePem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-      const body = await createPair(sb, sb.auth, { display_name: 'Registered', role_ids: [WELL_KNOWN.roles.admin.id], public_key: publicPem, algorithm: 'ECDSA' });
+      const body = await createPair(sb, sb.auth, {
+        display_name: 'Registered',
+        role_ids: [WELL_KNOWN.roles.admin.id],
+        public_key: publicPem,
+        algorithm: 'ECDSA',
+      });
       expect(body.private_key).toBeNull();
       expect(body.algorithm).toBe('ECDSA');
       expect(body.thumbprint).toBe(await thumbprintOfPem(publicPem));
@@ -105,14 +124,26 @@ describe('POST /api-key-pairs', () => {
     const spki = (key: ReturnType<typeof generateKeyPairSync>['publicKey']) => key.export({ type: 'spki', format: 'pem' }).toString();
 
     it('refuses an RSA or P-256 public key', async () => {
-      await expect422({ ...base, public_key: spki(generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey) }, ['body', 'public_key'], /must be an ECDSA P-521 \(ES512\) public key; this is a rsa key/);
-      await expect422({ ...base, public_key: spki(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey) }, ['body', 'public_key'], /this is an EC key on prime256v1/);
+      await expect422(
+        { ...base, public_key: spki(generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey) },
+        ['body', 'public_key'],
+        /must be an ECDSA P-521 \(ES512\) public key; this is a rsa key/,
+      );
+      await expect422(
+        { ...base, public_key: spki(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey) },
+        ['body', 'public_key'],
+        /this is an EC key on prime256v1/,
+      );
     });
 
     it('refuses garbage and a PEM block that holds no key', async () => {
       const item = await expect422({ ...base, public_key: 'not a key' }, ['body', 'public_key'], /not a PEM-encoded public key/);
       expect(item.input).toBe('not a key');
-      await expect422({ ...base, public_key: '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----' }, ['body', 'public_key'], /does not hold a readable public key/);
+      await expect422(
+        { ...base, public_key: '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----' },
+        ['body', 'public_key'],
+        /does not hold a readable public key/,
+      );
     });
 
     it('refuses a private key sent as public_key without echoing it', async () => {
@@ -132,7 +163,10 @@ describe('POST /api-key-pairs', () => {
       expect(item.input).toBe(missing);
       const res = await post({ display_name: 'x', role_ids: [WELL_KNOWN.roles.admin.id, missing], public_key: 'junk' });
       expect(res.status).toBe(422);
-      expect(res.body.detail.map((d: any) => d.loc)).toEqual([['body', 'role_ids', '1'], ['body', 'public_key']]);
+      expect(res.body.detail.map((d: any) => d.loc)).toEqual([
+        ['body', 'role_ids', '1'],
+        ['body', 'public_key'],
+      ]);
     });
   });
 
@@ -144,14 +178,16 @@ describe('POST /api-key-pairs', () => {
       expect(res.body.details).toEqual([expect.objectContaining({ location: 'body', ...detail })]);
     }
 
-    it('refuses an unknown property', () => expect400({ display_name: 'x', role_ids: [WELL_KNOWN.roles.admin.id], private_key: 'x' }, { pointer: '/private_key', type: 'extra_forbidden' }));
+    it('refuses an unknown property', () =>
+      expect400({ display_name: 'x', role_ids: [WELL_KNOWN.roles.admin.id], private_key: 'x' }, { pointer: '/private_key', type: 'extra_forbidden' }));
     it('refuses a display_name of 0 or 201 characters', async () => {
       await expect400({ display_name: '', role_ids: [WELL_KNOWN.roles.admin.id] }, { pointer: '/display_name', type: 'string_too_short' });
       await expect400({ display_name: 'x'.repeat(201), role_ids: [WELL_KNOWN.roles.admin.id] }, { pointer: '/display_name', type: 'string_too_long' });
       expect((await post({ display_name: 'x'.repeat(200), role_ids: [WELL_KNOWN.roles.admin.id] })).status).toBe(201);
     });
     it('refuses an empty role_ids', () => expect400({ display_name: 'x', role_ids: [] }, { pointer: '/role_ids', type: 'too_short' }));
-    it('refuses a bad algorithm', () => expect400({ display_name: 'x', role_ids: [WELL_KNOWN.roles.admin.id], algorithm: 'DSA' }, { pointer: '/algorithm', type: 'enum' }));
+    it('refuses a bad algorithm', () =>
+      expect400({ display_name: 'x', role_ids: [WELL_KNOWN.roles.admin.id], algorithm: 'DSA' }, { pointer: '/algorithm', type: 'enum' }));
   });
 });
 

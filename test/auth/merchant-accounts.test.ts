@@ -42,13 +42,19 @@ describe('merchant accounts', () => {
     expect(other.status).toBe(404);
     expectErrorBody(other.body, 404, 'not_found');
     expect(other.body.message).not.toMatch(/merchant-two/);
-    const own = await sb.http.put(`/buyers/${WELL_KNOWN.buyers.merchantTwo.id}`).set('authorization', sb.auth)
-      .set('x-service-merchant-account-id', 'merchant-two').send({ display_name: 'Renamed in merchant-two' });
+    const own = await sb.http
+      .put(`/buyers/${WELL_KNOWN.buyers.merchantTwo.id}`)
+      .set('authorization', sb.auth)
+      .set('x-service-merchant-account-id', 'merchant-two')
+      .send({ display_name: 'Renamed in merchant-two' });
     expect(own.status).toBe(200);
     expect(own.body.merchant_account_id).toBe('merchant-two');
     expect(own.body.display_name).toBe('Renamed in merchant-two');
-    const defaultBuyer = await sb.http.put(`/buyers/${WELL_KNOWN.buyers.default.id}`).set('authorization', sb.auth)
-      .set('x-service-merchant-account-id', 'merchant-two').send({ display_name: 'Nope' });
+    const defaultBuyer = await sb.http
+      .put(`/buyers/${WELL_KNOWN.buyers.default.id}`)
+      .set('authorization', sb.auth)
+      .set('x-service-merchant-account-id', 'merchant-two')
+      .send({ display_name: 'Nope' });
     expect(defaultBuyer.status).toBe(404);
   });
 
@@ -107,12 +113,16 @@ describe("auth: 'none'", () => {
   });
 
   it('creates reports and key pairs with null creator fields', async () => {
-    const report = await sb.http.post('/reports').send({ name: 'No auth', schedule: 'once', schedule_enabled: false, spec: { model: 'transactions', params: {} } });
+    const report = await sb.http
+      .post('/reports')
+      .send({ name: 'No auth', schedule: 'once', schedule_enabled: false, spec: { model: 'transactions', params: {} } });
     expect(report.status).toBe(201);
     expect(report.body.creator_id).toBeNull();
     expect(report.body.creator_display_name).toBeNull();
     expect(report.body.creator_type).toBeNull();
-    const pair = await sb.http.post('/api-key-pairs').send({ display_name: 'No auth pair', role_ids: [WELL_KNOWN.roles.admin.id], merchant_account_ids: ['merchant-two'] });
+    const pair = await sb.http
+      .post('/api-key-pairs')
+      .send({ display_name: 'No auth pair', role_ids: [WELL_KNOWN.roles.admin.id], merchant_account_ids: ['merchant-two'] });
     expect(pair.status).toBe(201);
     expect(pair.body.creator).toBeNull();
     expect(pair.body.merchant_accounts).toEqual([{ type: 'merchant-account', id: 'merchant-two', display_name: 'Merchant Two' }]);

@@ -37,7 +37,10 @@ describe('scopes', () => {
       expect((await calls.read(sb, auth)).status).toBe(200);
       expect((await calls.listGiftCards(sb, auth)).status).toBe(200);
       expect((await calls.listPaymentMethods(sb, auth)).status).toBe(200);
-      expect403(await calls.updateBuyer(sb, auth), /^Missing scope 'buyers.write': operation updateBuyer requires it, and the token scopes \[\*\.read\] do not include it\.$/);
+      expect403(
+        await calls.updateBuyer(sb, auth),
+        /^Missing scope 'buyers.write': operation updateBuyer requires it, and the token scopes \[\*\.read\] do not include it\.$/,
+      );
       expect403(await calls.googlePaySession(sb, auth), /Missing scope 'digital-wallets.write' or 'embed'/);
     });
 
@@ -84,7 +87,9 @@ describe('scopes', () => {
       const auth = await keyWith(embedKey, ['*.read', '*.write']);
       expect403(
         await calls.listPaymentMethods(sb, auth),
-        new RegExp(`^Missing scope 'payment-methods.read' or 'embed': operation listBuyerPaymentMethods requires it, and the token grants it but the roles of API key pair ${embedPairId} do not\\.$`),
+        new RegExp(
+          `^Missing scope 'payment-methods.read' or 'embed': operation listBuyerPaymentMethods requires it, and the token grants it but the roles of API key pair ${embedPairId} do not\\.$`,
+        ),
       );
       expect403(await calls.listGiftCards(sb, auth), /roles of API key pair/);
     });
@@ -95,7 +100,13 @@ describe('scopes', () => {
       const auth = await keyWith(editorKey, ['*.write']);
       expect((await calls.updateBuyer(sb, auth)).status).toBe(200);
       expect403(await calls.createReport(sb, auth), new RegExp(`Missing scope 'reports.write'.*roles of API key pair ${editorPairId} do not`));
-      expect403(await sb.http.post('/api-key-pairs').set('authorization', auth).send({ display_name: 'x', role_ids: [WELL_KNOWN.roles.embed.id] }), /Missing scope 'api-key-pairs.write'/);
+      expect403(
+        await sb.http
+          .post('/api-key-pairs')
+          .set('authorization', auth)
+          .send({ display_name: 'x', role_ids: [WELL_KNOWN.roles.embed.id] }),
+        /Missing scope 'api-key-pairs.write'/,
+      );
     });
 
     it('the role grants payment-methods.read only when the token asks for it', async () => {
@@ -111,7 +122,10 @@ describe('scopes', () => {
     });
 
     it('checks the scope before the body: a refused operation gets 403, not 400', async () => {
-      const res = await sb.http.post('/reports').set('authorization', await adminWith(['*.read'])).send({ nonsense: 1 });
+      const res = await sb.http
+        .post('/reports')
+        .set('authorization', await adminWith(['*.read']))
+        .send({ nonsense: 1 });
       expect403(res, /Missing scope 'reports.write'/);
     });
   });

@@ -57,11 +57,18 @@ export const calls = {
     withAccount(sb.http.put(`/buyers/${WELL_KNOWN.buyers.default.id}`).set('authorization', auth).send({ display_name: 'Auth test buyer' }), account),
   /** reports.write */
   createReport: (sb: TestSandbox, auth: string, account?: string) =>
-    withAccount(sb.http.post('/reports').set('authorization', auth).send({ name: 'Auth test report', schedule: 'once', schedule_enabled: false, spec: { model: 'transactions', params: {} } }), account),
+    withAccount(
+      sb.http
+        .post('/reports')
+        .set('authorization', auth)
+        .send({ name: 'Auth test report', schedule: 'once', schedule_enabled: false, spec: { model: 'transactions', params: {} } }),
+      account,
+    ),
   /** payment-methods.read or embed */
   listPaymentMethods: (sb: TestSandbox, auth: string) => sb.http.get('/buyers/payment-methods').set('authorization', auth),
   /** digital-wallets.write or embed */
-  googlePaySession: (sb: TestSandbox, auth: string) => sb.http.post('/digital-wallets/google/session').set('authorization', auth).send({ origin_domain: 'shop.example.com' }),
+  googlePaySession: (sb: TestSandbox, auth: string) =>
+    sb.http.post('/digital-wallets/google/session').set('authorization', auth).send({ origin_domain: 'shop.example.com' }),
   /** gift-cards.read */
   listGiftCards: (sb: TestSandbox, auth: string) => sb.http.get('/gift-cards').set('authorization', auth),
 };

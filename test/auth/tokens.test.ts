@@ -81,7 +81,10 @@ describe('bearer token verification', () => {
     });
 
     it('refuses an unknown kid and a token without kid', async () => {
-      await expect401(`Bearer ${await signRaw({ key: privateKeyOf('admin'), alg: 'ES512', kid: 'no-such-thumbprint' })}`, /No API key pair has the thumbprint 'no-such-thumbprint'/);
+      await expect401(
+        `Bearer ${await signRaw({ key: privateKeyOf('admin'), alg: 'ES512', kid: 'no-such-thumbprint' })}`,
+        /No API key pair has the thumbprint 'no-such-thumbprint'/,
+      );
       await expect401(`Bearer ${await signRaw({ key: privateKeyOf('admin'), alg: 'ES512' })}`, /has no kid/);
     });
 

@@ -7,7 +7,10 @@ import { UsageError } from '../../src/cli/usage-error.js';
 import { defaultConfig } from '../../src/config.js';
 
 const noFile: ReadFile = () => null;
-const files = (map: Record<string, unknown>): ReadFile => (path) => (path in map ? (typeof map[path] === 'string' ? (map[path] as string) : JSON.stringify(map[path])) : null);
+const files =
+  (map: Record<string, unknown>): ReadFile =>
+  (path) =>
+    path in map ? (typeof map[path] === 'string' ? (map[path] as string) : JSON.stringify(map[path])) : null;
 const load = (argv: string[], env: Record<string, string> = {}, readFile: ReadFile = noFile) => loadConfig(argv, env, readFile, { cwd: '/work/app' });
 
 function usageError(fn: () => unknown): string {
@@ -38,34 +41,113 @@ describe('loadConfig defaults and sources', () => {
 
   it('reads every option from its flag', () => {
     const { config } = load([
-      '--host', 'localhost', '--port=0', '--seed', '7', '--data-file', 'state/db.json', '--fixtures-dir', 'fx', '--scenarios-dir', '/abs/sc',
-      '--auth', 'none', '--admin-token', 's3cret', '--journal-size', '5', '--namespace-cap', '3', '--log-level', 'debug',
-      '--log-format', 'pretty', '--validate-responses', '--body-limit', '2mb', '--watch', '--request-timeout-ms', '5000',
+      '--host',
+      'localhost',
+      '--port=0',
+      '--seed',
+      '7',
+      '--data-file',
+      'state/db.json',
+      '--fixtures-dir',
+      'fx',
+      '--scenarios-dir',
+      '/abs/sc',
+      '--auth',
+      'none',
+      '--admin-token',
+      's3cret',
+      '--journal-size',
+      '5',
+      '--namespace-cap',
+      '3',
+      '--log-level',
+      'debug',
+      '--log-format',
+      'pretty',
+      '--validate-responses',
+      '--body-limit',
+      '2mb',
+      '--watch',
+      '--request-timeout-ms',
+      '5000',
     ]);
     expect(config).toEqual({
-      host: 'localhost', port: 0, seed: 7, dataFile: '/work/app/state/db.json', fixturesDir: '/work/app/fx', scenariosDir: '/abs/sc',
-      auth: 'none', adminToken: 's3cret', journalSize: 5, namespaceCap: 3, logLevel: 'debug', logFormat: 'pretty',
-      validateResponses: true, bodyLimitBytes: 2 * 1024 * 1024, watch: true, requestTimeoutMs: 5000,
+      host: 'localhost',
+      port: 0,
+      seed: 7,
+      dataFile: '/work/app/state/db.json',
+      fixturesDir: '/work/app/fx',
+      scenariosDir: '/abs/sc',
+      auth: 'none',
+      adminToken: 's3cret',
+      journalSize: 5,
+      namespaceCap: 3,
+      logLevel: 'debug',
+      logFormat: 'pretty',
+      validateResponses: true,
+      bodyLimitBytes: 2 * 1024 * 1024,
+      watch: true,
+      requestTimeoutMs: 5000,
     });
   });
 
   it('reads every option from its SANDBOX_* variable', () => {
     const { config } = load([], {
-      SANDBOX_HOST: '127.0.0.2', SANDBOX_PORT: '4999', SANDBOX_SEED: '8', SANDBOX_DATA_FILE: 'd.json', SANDBOX_FIXTURES_DIR: 'f',
-      SANDBOX_SCENARIOS_DIR: 's', SANDBOX_AUTH: 'none', SANDBOX_ADMIN_TOKEN: 't', SANDBOX_JOURNAL_SIZE: '6', SANDBOX_NAMESPACE_CAP: '4',
-      SANDBOX_LOG_LEVEL: 'warn', SANDBOX_LOG_FORMAT: 'pretty', SANDBOX_VALIDATE_RESPONSES: 'yes', SANDBOX_BODY_LIMIT: '512kb', SANDBOX_WATCH: '1', SANDBOX_REQUEST_TIMEOUT_MS: '6000',
+      SANDBOX_HOST: '127.0.0.2',
+      SANDBOX_PORT: '4999',
+      SANDBOX_SEED: '8',
+      SANDBOX_DATA_FILE: 'd.json',
+      SANDBOX_FIXTURES_DIR: 'f',
+      SANDBOX_SCENARIOS_DIR: 's',
+      SANDBOX_AUTH: 'none',
+      SANDBOX_ADMIN_TOKEN: 't',
+      SANDBOX_JOURNAL_SIZE: '6',
+      SANDBOX_NAMESPACE_CAP: '4',
+      SANDBOX_LOG_LEVEL: 'warn',
+      SANDBOX_LOG_FORMAT: 'pretty',
+      SANDBOX_VALIDATE_RESPONSES: 'yes',
+      SANDBOX_BODY_LIMIT: '512kb',
+      SANDBOX_WATCH: '1',
+      SANDBOX_REQUEST_TIMEOUT_MS: '6000',
     });
     expect(config).toEqual({
-      host: '127.0.0.2', port: 4999, seed: 8, dataFile: '/work/app/d.json', fixturesDir: '/work/app/f', scenariosDir: '/work/app/s',
-      auth: 'none', adminToken: 't', journalSize: 6, namespaceCap: 4, logLevel: 'warn', logFormat: 'pretty',
-      validateResponses: true, bodyLimitBytes: 512 * 1024, watch: true, requestTimeoutMs: 6000,
+      host: '127.0.0.2',
+      port: 4999,
+      seed: 8,
+      dataFile: '/work/app/d.json',
+      fixturesDir: '/work/app/f',
+      scenariosDir: '/work/app/s',
+      auth: 'none',
+      adminToken: 't',
+      journalSize: 6,
+      namespaceCap: 4,
+      logLevel: 'warn',
+      logFormat: 'pretty',
+      validateResponses: true,
+      bodyLimitBytes: 512 * 1024,
+      watch: true,
+      requestTimeoutMs: 6000,
     });
   });
 
   it('reads every option from sandbox.config.json in the cwd, paths relative to the file', () => {
     const file = {
-      host: '127.0.0.3', port: 5000, seed: 9, dataFile: 'data/db.json', fixturesDir: null, scenariosDir: 'sc', auth: 'jwt', adminToken: 'a',
-      journalSize: 7, namespaceCap: 8, logLevel: 'error', logFormat: 'json', validateResponses: true, bodyLimitBytes: 1000, watch: true, requestTimeoutMs: 7000,
+      host: '127.0.0.3',
+      port: 5000,
+      seed: 9,
+      dataFile: 'data/db.json',
+      fixturesDir: null,
+      scenariosDir: 'sc',
+      auth: 'jwt',
+      adminToken: 'a',
+      journalSize: 7,
+      namespaceCap: 8,
+      logLevel: 'error',
+      logFormat: 'json',
+      validateResponses: true,
+      bodyLimitBytes: 1000,
+      watch: true,
+      requestTimeoutMs: 7000,
     };
     const { config, configFile } = load([], {}, files({ '/work/app/sandbox.config.json': file }));
     expect(configFile).toBe('/work/app/sandbox.config.json');
@@ -73,7 +155,11 @@ describe('loadConfig defaults and sources', () => {
   });
 
   it('reads --config FILE (and SANDBOX_CONFIG) instead of the cwd file', () => {
-    const read = files({ '/etc/sb/conf.json': { seed: 21, dataFile: 'db.json' }, '/work/app/sandbox.config.json': { seed: 1 }, '/work/app/other.json': { seed: 22 } });
+    const read = files({
+      '/etc/sb/conf.json': { seed: 21, dataFile: 'db.json' },
+      '/work/app/sandbox.config.json': { seed: 1 },
+      '/work/app/other.json': { seed: 22 },
+    });
     const byFlag = load(['--config', '/etc/sb/conf.json'], {}, read);
     expect(byFlag.config.seed).toBe(21);
     expect(byFlag.config.dataFile).toBe('/etc/sb/db.json');
@@ -136,12 +222,16 @@ describe('loadConfig errors', () => {
 
   it('names the option, the source and what is accepted for a bad value', () => {
     expect(usageError(() => load(['--port', '70000']))).toBe('--port must be an integer from 0 to 65535, got "70000" (from flag --port)');
-    expect(usageError(() => load([], { SANDBOX_SEED: '1.5' }))).toBe('--seed must be an integer from 0 to 9007199254740991, got "1.5" (from environment variable SANDBOX_SEED)');
+    expect(usageError(() => load([], { SANDBOX_SEED: '1.5' }))).toBe(
+      '--seed must be an integer from 0 to 9007199254740991, got "1.5" (from environment variable SANDBOX_SEED)',
+    );
     expect(usageError(() => load([], { PORT: 'http' }))).toContain('(from environment variable PORT)');
     expect(usageError(() => load(['--auth', 'basic']))).toBe('--auth must be one of jwt, none, got "basic" (from flag --auth)');
     expect(usageError(() => load(['--log-level', 'loud']))).toContain('--log-level must be one of fatal, error, warn, info, debug, trace, silent');
     expect(usageError(() => load([], { SANDBOX_WATCH: 'maybe' }))).toBe('--watch must be true or false, got "maybe" (from environment variable SANDBOX_WATCH)');
-    expect(usageError(() => load(['--body-limit', '1gb']))).toBe('--body-limit must be a size in bytes, or like 512kb or 2mb, got "1gb" (from flag --body-limit)');
+    expect(usageError(() => load(['--body-limit', '1gb']))).toBe(
+      '--body-limit must be a size in bytes, or like 512kb or 2mb, got "1gb" (from flag --body-limit)',
+    );
     expect(usageError(() => load(['--namespace-cap', '0']))).toContain('--namespace-cap must be an integer from 1 to 100000');
   });
 

@@ -33,13 +33,19 @@ describe('createLogger', () => {
   it('censors tokens, the admin token, private keys and Authorization headers', () => {
     const { out, lines } = capture();
     const logger = createLogger({ logLevel: 'debug', logFormat: 'json' }, { out });
-    logger.info({
-      token: 'tok-1', adminToken: 'adm-1', privateKeyPem: '-----BEGIN PRIVATE KEY-----', authorization: 'Bearer a1',
-      headers: { authorization: 'Bearer a2', 'x-sandbox-admin-token': 'adm-2', accept: 'application/json' },
-      req: { headers: { authorization: 'Bearer a3' } },
-      config: { adminToken: 'adm-3', port: 1 },
-      body: { token: 'tok-2', private_key: 'pk-1' },
-    }, 'everything');
+    logger.info(
+      {
+        token: 'tok-1',
+        adminToken: 'adm-1',
+        privateKeyPem: '-----BEGIN PRIVATE KEY-----',
+        authorization: 'Bearer a1',
+        headers: { authorization: 'Bearer a2', 'x-sandbox-admin-token': 'adm-2', accept: 'application/json' },
+        req: { headers: { authorization: 'Bearer a3' } },
+        config: { adminToken: 'adm-3', port: 1 },
+        body: { token: 'tok-2', private_key: 'pk-1' },
+      },
+      'everything',
+    );
     const text = lines()[0];
     for (const secret of ['tok-1', 'tok-2', 'adm-1', 'adm-2', 'adm-3', 'PRIVATE KEY', 'a1', 'a2', 'a3', 'pk-1']) expect(text).not.toContain(secret);
     const line = JSON.parse(text);
@@ -57,7 +63,15 @@ describe('createLogger', () => {
 
 describe('formatPrettyLine', () => {
   it('shows time, level, request id, message and the other fields', () => {
-    const line = JSON.stringify({ level: 'debug', time: '2026-01-02T03:04:05.678Z', name: 'payments-sandbox', requestId: 'r1', msg: 'GET /a 200', ms: 1.5, path: '/a' });
+    const line = JSON.stringify({
+      level: 'debug',
+      time: '2026-01-02T03:04:05.678Z',
+      name: 'payments-sandbox',
+      requestId: 'r1',
+      msg: 'GET /a 200',
+      ms: 1.5,
+      path: '/a',
+    });
     expect(formatPrettyLine(line, false)).toBe('03:04:05.678 DEBUG [r1] GET /a 200  ms=1.5 path=/a\n');
     expect(formatPrettyLine(line, true)).toBe('03:04:05.678 \x1b[36mDEBUG\x1b[0m [r1] GET /a 200  ms=1.5 path=/a\n');
   });
@@ -76,7 +90,12 @@ describe('request log lines by status', () => {
     try {
       const res = await send(sandbox.url, `Bearer ${await tokenFor()}`);
       await res.arrayBuffer();
-      return { status: res.status, lines: lines().map((l) => JSON.parse(l)).filter((l) => l.method !== undefined) };
+      return {
+        status: res.status,
+        lines: lines()
+          .map((l) => JSON.parse(l))
+          .filter((l) => l.method !== undefined),
+      };
     } finally {
       await sandbox.close();
     }

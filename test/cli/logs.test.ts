@@ -48,7 +48,12 @@ describe('request logs at debug', () => {
   });
   afterAll(() => cli?.stop('SIGKILL'));
 
-  const lines = (): LogLine[] => cli.stdout().trim().split('\n').map((l) => JSON.parse(l) as LogLine);
+  const lines = (): LogLine[] =>
+    cli
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as LogLine);
   const requestLines = () => lines().filter((l) => l.method !== undefined);
 
   it('writes only JSON lines with level, time and message', () => {
@@ -72,7 +77,13 @@ describe('request logs at debug', () => {
     ]);
     expect(logged.map((l) => l.requestId)).toEqual(responses.map((r) => r.id));
     expect(responses.map((r) => r.status)).toEqual([200, 401, 404, 200, 200, 403, 200]);
-    expect(logged[0]).toMatchObject({ level: 'debug', requestId: 'ci-run-42', operation: 'listConnections', namespace: 'default', msg: 'GET /connections 200' });
+    expect(logged[0]).toMatchObject({
+      level: 'debug',
+      requestId: 'ci-run-42',
+      operation: 'listConnections',
+      namespace: 'default',
+      msg: 'GET /connections 200',
+    });
     for (const line of logged) {
       expect(line.requestId).toMatch(/^(ci-run-42|[0-9a-f-]{36})$/);
       expect(typeof line.ms).toBe('number');
@@ -105,7 +116,14 @@ describe('default log level', () => {
     } finally {
       expect(await cli.stop('SIGINT')).toBe(0);
     }
-    const lines = cli.stdout().trim().split('\n').map((l) => JSON.parse(l) as LogLine);
-    expect(lines.map((l) => l.msg)).toEqual([`listening on ${cli.url}`, expect.stringMatching(/^payments-sandbox stopped after .* 1 request, state was in memory$/)]);
+    const lines = cli
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as LogLine);
+    expect(lines.map((l) => l.msg)).toEqual([
+      `listening on ${cli.url}`,
+      expect.stringMatching(/^payments-sandbox stopped after .* 1 request, state was in memory$/),
+    ]);
   });
 });

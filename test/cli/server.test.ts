@@ -16,7 +16,10 @@ afterEach(async () => {
 });
 
 const bannerLines = (cli: RunningCli) => cli.stderr().split('\n');
-const row = (cli: RunningCli, label: string) => bannerLines(cli).find((l) => l.startsWith(`  ${label.padEnd(9)} `))?.slice(12);
+const row = (cli: RunningCli, label: string) =>
+  bannerLines(cli)
+    .find((l) => l.startsWith(`  ${label.padEnd(9)} `))
+    ?.slice(12);
 
 describe('start-up banner', () => {
   it('says where the sandbox is, its data, state, key file, token command and docs', async () => {
@@ -46,7 +49,9 @@ describe('start-up banner', () => {
     expect(row(running, 'auth')).toBe('none: no token needed');
     expect(row(running, 'state')).toBe(`data file ${join(dir, 'db.json')} (flushed on exit)`);
     expect(row(running, 'token')).toBeUndefined();
-    expect(bannerLines(running)).toContain('WARNING: --auth none: every request is accepted without a token; clients that send a bad token will not find out here');
+    expect(bannerLines(running)).toContain(
+      'WARNING: --auth none: every request is accepted without a token; clients that send a bad token will not find out here',
+    );
     expect(bannerLines(running)).toContain('WARNING: --watch has nothing to watch: set --fixtures-dir or --scenarios-dir');
     const res = await fetch(`${running.url}/connections`);
     expect(res.status).toBe(200);
@@ -102,11 +107,17 @@ describe('graceful shutdown', () => {
     const code = await running.stop(signal);
     expect(code).toBe(0);
     const last = running.stderr().trimEnd().split('\n').at(-1);
-    expect(last).toMatch(new RegExp(`^payments-sandbox stopped after \\d+\\.\\d s: 1 request, state flushed to ${dataFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+    expect(last).toMatch(
+      new RegExp(`^payments-sandbox stopped after \\d+\\.\\d s: 1 request, state flushed to ${dataFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`),
+    );
     const saved = JSON.parse(readFileSync(dataFile, 'utf8')) as { collections: { buyers: Array<{ id: string; display_name: string }> } };
     expect(saved.collections.buyers.find((b) => b.id === buyerId)?.display_name).toBe(name);
     // The summary is also a log line.
-    const lines = running.stdout().trim().split('\n').map((l) => JSON.parse(l) as { msg: string; signal?: string; requests?: number });
+    const lines = running
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string; signal?: string; requests?: number });
     expect(lines.at(-1)).toMatchObject({ msg: last, signal, requests: 1 });
   });
 
@@ -114,7 +125,11 @@ describe('graceful shutdown', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sandbox-restart-'));
     const dataFile = join(dir, 'state.json');
     running = await startCli(['--port', '0', '--data-file', dataFile, '--auth', 'none']);
-    await fetch(`${running.url}/buyers/${buyerId}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ display_name: 'Kept' }) });
+    await fetch(`${running.url}/buyers/${buyerId}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ display_name: 'Kept' }),
+    });
     await fetch(`${running.url}/connections`);
     expect(await running.stop('SIGTERM')).toBe(0);
     expect(running.stderr()).toContain(': 2 requests, state flushed to');

@@ -36,7 +36,9 @@ describe('clock control API', () => {
 
   it('stamps what the sandbox writes with the clock', async () => {
     await freeze();
-    const report = await sb.http.post('/reports').set('authorization', sb.auth)
+    const report = await sb.http
+      .post('/reports')
+      .set('authorization', sb.auth)
       .send({ name: 'Clocked', schedule: 'daily', schedule_enabled: true, schedule_timezone: 'Etc/UTC', spec: { model: 'transactions', params: {} } });
     expect(report.body.created_at).toBe(T0);
     expect(report.body.updated_at).toBe(T0);
@@ -114,7 +116,10 @@ describe('clock control API', () => {
     const inA = await sb.http.put('/_sandbox/clock').set('x-sandbox-namespace', 'clock-a').send({ now: T0, frozen: true });
     expect(inA.body.now).toBe(T0);
     expect((await sb.http.get('/_sandbox/clock')).body.frozen).toBe(false);
-    const report = await sb.http.post('/reports').set('authorization', sb.auth).set('x-sandbox-namespace', 'clock-a')
+    const report = await sb.http
+      .post('/reports')
+      .set('authorization', sb.auth)
+      .set('x-sandbox-namespace', 'clock-a')
       .send({ name: 'In A', schedule: 'weekly', schedule_enabled: false, spec: { model: 'transactions', params: {} } });
     expect(report.body.created_at).toBe(T0);
     expect((await sb.http.post('/_sandbox/reset').set('x-sandbox-namespace', 'clock-a').send({})).status).toBeLessThan(300);

@@ -43,7 +43,10 @@ describe('real-time catch-up on reads', () => {
   });
 
   it('moves execution statuses on read as the wall clock runs', async () => {
-    const created = await sb.http.post('/reports').set('authorization', `Bearer ${await tokenFor('admin')}`).send(REPORT_BODY);
+    const created = await sb.http
+      .post('/reports')
+      .set('authorization', `Bearer ${await tokenFor('admin')}`)
+      .send(REPORT_BODY);
     const id = created.body.latest_execution.id;
     expect((await read(id)).body.status).toBe('pending');
     vi.setSystemTime(new Date(Date.now() + 6_000));

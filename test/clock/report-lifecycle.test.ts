@@ -30,7 +30,11 @@ describe('report execution lifecycle', () => {
     const res = await sb.http.post('/reports').set('authorization', sb.auth).send(REPORT_BODY);
     expect(res.body.next_execution_at).toBe(T0);
     expect(res.body.latest_execution).toEqual({
-      type: 'report-execution', id: res.body.latest_execution.id, created_at: T0, updated_at: T0, status: 'pending',
+      type: 'report-execution',
+      id: res.body.latest_execution.id,
+      created_at: T0,
+      updated_at: T0,
+      status: 'pending',
       context: { reference_timestamp: T0, reference_timezone: 'Etc/UTC' },
     });
     expect(db().reports.get(res.body.id)!.next_execution_at).toBeNull();
@@ -41,8 +45,13 @@ describe('report execution lifecycle', () => {
   it('goes pending -> dispatched -> processing -> succeeded after 5 s, 5 s and 20 s', async () => {
     const id = await runOnce();
     const steps: Array<[number, string, number]> = [
-      [4_999, 'pending', 0], [1, 'dispatched', 5_000], [4_999, 'dispatched', 5_000], [1, 'processing', 10_000],
-      [19_999, 'processing', 10_000], [1, 'succeeded', 30_000], [86_400_000, 'succeeded', 30_000],
+      [4_999, 'pending', 0],
+      [1, 'dispatched', 5_000],
+      [4_999, 'dispatched', 5_000],
+      [1, 'processing', 10_000],
+      [19_999, 'processing', 10_000],
+      [1, 'succeeded', 30_000],
+      [86_400_000, 'succeeded', 30_000],
     ];
     for (const [move, status, since] of steps) {
       await advance(move);
@@ -93,7 +102,10 @@ describe('report execution lifecycle', () => {
   });
 
   it('activated for everything, it shapes executions that schedules create later', async () => {
-    const daily = await sb.http.post('/reports').set('authorization', sb.auth).send({ ...REPORT_BODY, schedule: 'daily' });
+    const daily = await sb.http
+      .post('/reports')
+      .set('authorization', sb.auth)
+      .send({ ...REPORT_BODY, schedule: 'daily' });
     expect(daily.body.latest_execution).toBeNull();
     await activate(sb, ['report-execution-stays-pending']);
     await advance(86_400_000);

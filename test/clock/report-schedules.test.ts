@@ -20,11 +20,18 @@ describe('report schedules driven by the clock', () => {
     return {
       advance: (duration: string) => sb.http.post('/_sandbox/clock/advance').set('x-sandbox-namespace', ns).send({ duration }),
       create: async (body: object) => {
-        const created = await sb.http.post('/reports').set('authorization', sb.auth).set('x-sandbox-namespace', ns).send({ ...REPORT_BODY, ...body });
+        const created = await sb.http
+          .post('/reports')
+          .set('authorization', sb.auth)
+          .set('x-sandbox-namespace', ns)
+          .send({ ...REPORT_BODY, ...body });
         expect(created.status).toBe(201);
         return created.body;
       },
-      runs: (reportId: string) => db().report_executions.where((e) => e.report_id === reportId).map((e) => e.created_at),
+      runs: (reportId: string) =>
+        db()
+          .report_executions.where((e) => e.report_id === reportId)
+          .map((e) => e.created_at),
       report: (reportId: string) => db().reports.get(reportId)!,
       executions: (reportId: string) => db().report_executions.where((e) => e.report_id === reportId),
     };

@@ -15,7 +15,9 @@ if (!hasChromium) console.warn(`docs-browser.test.ts: ${CHROMIUM} is absent, the
 const ROOT = join(import.meta.dirname, '../..');
 const operationIds = (file: string): string[] => {
   const doc = JSON.parse(readFileSync(join(ROOT, file), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
-  return Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => (op && typeof op === 'object' && op.operationId ? [op.operationId] : [])));
+  return Object.values(doc.paths).flatMap((item) =>
+    Object.values(item).flatMap((op) => (op && typeof op === 'object' && op.operationId ? [op.operationId] : [])),
+  );
 };
 
 describe('the /docs page in Chromium', () => {
@@ -27,7 +29,16 @@ describe('the /docs page in Chromium', () => {
     sandbox = await startSandbox({ port: 0, logger: createLogger({ logLevel: 'silent', logFormat: 'json' }) });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   }, 60_000);
   afterAll(async () => {

@@ -15,11 +15,14 @@ describe('docs routes', () => {
   afterAll(() => sb.server.close());
 
   it.each(['openapi.json', 'openapi.admin.json'])('serves /%s as the file, without a token', async (name) => {
-    const res = await sb.http.get(`/${name}`).buffer(true).parse((r, cb) => {
-      let text = '';
-      r.on('data', (d: Buffer) => (text += d));
-      r.on('end', () => cb(null, text));
-    });
+    const res = await sb.http
+      .get(`/${name}`)
+      .buffer(true)
+      .parse((r, cb) => {
+        let text = '';
+        r.on('data', (d: Buffer) => (text += d));
+        r.on('end', () => cb(null, text));
+      });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
@@ -39,7 +42,12 @@ describe('docs routes', () => {
     expect(html).toContain('{"url":"/openapi.json","name":"Payments API (openapi.json)"}');
     expect(html).toContain('{"url":"/openapi.admin.json","name":"Control API /_sandbox (openapi.admin.json)"}');
     const urls = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
-    expect(urls).toEqual(['/docs/assets/swagger-ui.css', '/docs/assets/favicon-32x32.png', '/docs/assets/swagger-ui-bundle.js', '/docs/assets/swagger-ui-standalone-preset.js']);
+    expect(urls).toEqual([
+      '/docs/assets/swagger-ui.css',
+      '/docs/assets/favicon-32x32.png',
+      '/docs/assets/swagger-ui-bundle.js',
+      '/docs/assets/swagger-ui-standalone-preset.js',
+    ]);
     expect(html).not.toMatch(/https?:\/\//);
   });
 
@@ -49,11 +57,14 @@ describe('docs routes', () => {
     ['swagger-ui-standalone-preset.js', 'text/javascript; charset=utf-8'],
     ['favicon-32x32.png', 'image/png'],
   ])('serves the asset %s from swagger-ui-dist', async (name, type) => {
-    const res = await sb.http.get(`/docs/assets/${name}`).buffer(true).parse((r, cb) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (d: Buffer) => chunks.push(d));
-      r.on('end', () => cb(null, Buffer.concat(chunks)));
-    });
+    const res = await sb.http
+      .get(`/docs/assets/${name}`)
+      .buffer(true)
+      .parse((r, cb) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (d: Buffer) => chunks.push(d));
+        r.on('end', () => cb(null, Buffer.concat(chunks)));
+      });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe(type);
     expect(res.headers['cache-control']).toBe('public, max-age=3600');
@@ -66,12 +77,15 @@ describe('docs routes', () => {
     }
   });
 
-  it.each(['index.html', 'swagger-ui-bundle.js.map', '..%2Fpackage.json', 'swagger-initializer.js'])('answers an asset it does not serve (%s) with 404', async (name) => {
-    const res = await sb.http.get(`/docs/assets/${name}`);
-    expect(res.status).toBe(404);
-    expectErrorBody(res.body, 404, 'not_found');
-    expect(res.body.message).toMatch(/^There is no docs asset '.*'; the page is at \/docs\.$/);
-  });
+  it.each(['index.html', 'swagger-ui-bundle.js.map', '..%2Fpackage.json', 'swagger-initializer.js'])(
+    'answers an asset it does not serve (%s) with 404',
+    async (name) => {
+      const res = await sb.http.get(`/docs/assets/${name}`);
+      expect(res.status).toBe(404);
+      expectErrorBody(res.body, 404, 'not_found');
+      expect(res.body.message).toMatch(/^There is no docs asset '.*'; the page is at \/docs\.$/);
+    },
+  );
 
   it('answers HEAD without a body and other methods as unknown paths', async () => {
     const head = await sb.http.head('/openapi.json');

@@ -50,17 +50,26 @@ describe('list pages under concurrent load', () => {
 
   it('sends every client exactly its own page while buffers are reused', async () => {
     const first = await (await get('/gift-cards?limit=100')).text();
-    const paths = ['/gift-cards?limit=100', `/gift-cards?limit=100&cursor=${encodeURIComponent(JSON.parse(first).next_cursor)}`, '/gift-cards?limit=37', '/gift-cards?limit=3'];
+    const paths = [
+      '/gift-cards?limit=100',
+      `/gift-cards?limit=100&cursor=${encodeURIComponent(JSON.parse(first).next_cursor)}`,
+      '/gift-cards?limit=37',
+      '/gift-cards?limit=3',
+    ];
     const expected = await Promise.all(paths.map(async (p) => (await get(p)).text()));
     expect(new Set(expected.map((t) => t.length)).size).toBe(paths.length); // pages of different sizes
     for (let round = 0; round < 5; round++) {
       const order = Array.from({ length: 80 }, (_, i) => i % paths.length);
-      const bodies = await Promise.all(order.map(async (i) => ({ i, res: await get(paths[i]) })).map(async (p) => {
-        const { i, res } = await p;
-        expect(res.status).toBe(200);
-        expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(expected[i]));
-        return { i, text: await res.text() };
-      }));
+      const bodies = await Promise.all(
+        order
+          .map(async (i) => ({ i, res: await get(paths[i]) }))
+          .map(async (p) => {
+            const { i, res } = await p;
+            expect(res.status).toBe(200);
+            expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(expected[i]));
+            return { i, text: await res.text() };
+          }),
+      );
       for (const { i, text } of bodies) expect(text).toBe(expected[i]);
     }
   });

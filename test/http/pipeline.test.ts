@@ -120,9 +120,21 @@ describe('API pipeline', () => {
 
   it('an Around step may replace the answer, or fail', async () => {
     const log: Log = [];
-    const replacing: Step = { before: () => async (rest) => { await rest(); return new Response('replaced', { status: 203 }); } };
+    const replacing: Step = {
+      before: () => async (rest) => {
+        await rest();
+        return new Response('replaced', { status: 203 });
+      },
+    };
     expect(await call(appWith(log, [replacing]))).toEqual({ status: 203, text: 'replaced' });
-    const failing: Step = { before: () => async () => { throw new Error('around failed'); }, after: () => { log.push('failing:after'); } };
+    const failing: Step = {
+      before: () => async () => {
+        throw new Error('around failed');
+      },
+      after: () => {
+        log.push('failing:after');
+      },
+    };
     const failLog: Log = [];
     const app = appWith(failLog, [recorder(failLog, 'a'), failing]);
     expect(await call(app)).toEqual({ status: 500, text: 'error: around failed' });

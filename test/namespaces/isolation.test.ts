@@ -16,7 +16,9 @@ describe('namespaces', () => {
     const work = (ns: string, viaPrefix: boolean) =>
       Promise.all(
         Array.from({ length: 5 }, (_, i) => {
-          const req = viaPrefix ? sb.http.post(`/ns/${ns}/_sandbox/records/webhook_subscriptions`) : sb.http.post('/_sandbox/records/webhook_subscriptions').set('x-sandbox-namespace', ns);
+          const req = viaPrefix
+            ? sb.http.post(`/ns/${ns}/_sandbox/records/webhook_subscriptions`)
+            : sb.http.post('/_sandbox/records/webhook_subscriptions').set('x-sandbox-namespace', ns);
           return req.send({ url: `https://${ns}.example/${i}` });
         }),
       );
@@ -25,14 +27,19 @@ describe('namespaces', () => {
     expect((await del).status).toBe(204);
     const idsA = a.map((r) => r.body.id);
     const idsB = b.map((r) => r.body.id);
-    expect(await subscriptionIds('iso-a')).toEqual([...seeded.filter((id: string) => id !== WELL_KNOWN.webhookSubscriptions.default.id), ...idsA].sort(byOrderOf(await subscriptionIds('iso-a'))));
+    expect(await subscriptionIds('iso-a')).toEqual(
+      [...seeded.filter((id: string) => id !== WELL_KNOWN.webhookSubscriptions.default.id), ...idsA].sort(byOrderOf(await subscriptionIds('iso-a'))),
+    );
     const inA = new Set(await subscriptionIds('iso-a'));
     const inB = new Set(await subscriptionIds('iso-b'));
     expect(idsA.every((id) => inA.has(id) && !inB.has(id))).toBe(true);
     expect(idsB.every((id) => inB.has(id) && !inA.has(id))).toBe(true);
     expect(inB.has(WELL_KNOWN.webhookSubscriptions.default.id)).toBe(true);
     expect(await subscriptionIds('default')).toEqual(seeded);
-    const again = await sb.http.delete(`/webhook-subscriptions/${WELL_KNOWN.webhookSubscriptions.default.id}`).set('authorization', sb.auth).set('x-sandbox-namespace', 'iso-b');
+    const again = await sb.http
+      .delete(`/webhook-subscriptions/${WELL_KNOWN.webhookSubscriptions.default.id}`)
+      .set('authorization', sb.auth)
+      .set('x-sandbox-namespace', 'iso-b');
     expect(again.status).toBe(204);
   });
 
@@ -65,7 +72,9 @@ describe('namespaces', () => {
     expect(res.body.cap).toBe(3);
     const b = res.body.items.find((n: { name: string }) => n.name === 'iso-b');
     expect(b).toEqual({
-      name: 'iso-b', last_used_at: expect.any(String), journal_size: 1,
+      name: 'iso-b',
+      last_used_at: expect.any(String),
+      journal_size: 1,
       record_counts: expect.objectContaining({ webhook_subscriptions: sb.deps.fixtures().collections.webhook_subscriptions.length + 4 }),
     });
     expect(res.body.items.map((n: { name: string }) => n.name)).toContain('default');

@@ -23,7 +23,9 @@ const json = (method: string, path: string, body: unknown, headers: Record<strin
   send(sb.url, { method, path, headers: { authorization: auth, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
 const valueOf = (field: (typeof FIELDS)[number], ns: string, i: number) =>
-  field === 'billing_details' ? { first_name: `${ns}-first-${i}`, last_name: null, email_address: null, phone_number: null, address: null, tax_id: null } : `${ns}-${field}-${i}`;
+  field === 'billing_details'
+    ? { first_name: `${ns}-first-${i}`, last_name: null, email_address: null, phone_number: null, address: null, tax_id: null }
+    : `${ns}-${field}-${i}`;
 
 const report = (name: string) => ({ name, schedule: 'daily', schedule_enabled: false, spec: { model: 'transactions', params: {} } });
 
@@ -39,9 +41,15 @@ function load(ns: string) {
     }
   });
   const reports = Array.from({ length: 60 }, (_, i) => json('POST', `${prefix}/reports`, report(`${ns}-report-${i}`)));
-  const failing = Array.from({ length: 20 }, (_, i) => json('POST', `${prefix}/reports`, report(`${ns}-failed-${i}`), { 'x-sandbox-scenario': 'server-error' }));
-  const limited = Array.from({ length: 20 }, (_, i) => json('POST', `${prefix}/reports`, report(`${ns}-limited-${i}`), { 'x-sandbox-scenario': 'rate-limited' }));
-  const keys = Array.from({ length: 8 }, (_, i) => json('POST', `${prefix}/api-key-pairs`, { display_name: `${ns}-key-${i}`, role_ids: [WELL_KNOWN.roles.readOnly.id] }));
+  const failing = Array.from({ length: 20 }, (_, i) =>
+    json('POST', `${prefix}/reports`, report(`${ns}-failed-${i}`), { 'x-sandbox-scenario': 'server-error' }),
+  );
+  const limited = Array.from({ length: 20 }, (_, i) =>
+    json('POST', `${prefix}/reports`, report(`${ns}-limited-${i}`), { 'x-sandbox-scenario': 'rate-limited' }),
+  );
+  const keys = Array.from({ length: 8 }, (_, i) =>
+    json('POST', `${prefix}/api-key-pairs`, { display_name: `${ns}-key-${i}`, role_ids: [WELL_KNOWN.roles.readOnly.id] }),
+  );
   return { chains: Promise.all(chains), reports: Promise.all(reports), failing: Promise.all(failing), limited: Promise.all(limited), keys: Promise.all(keys) };
 }
 
@@ -51,7 +59,14 @@ describe('concurrent requests', () => {
     const before = { reports: store('default').reports.size, keys: store('default').api_key_pairs.size };
     const runs = { default: load('default'), 'conc-a': load('conc-a') };
     const results = await Promise.all(
-      Object.entries(runs).map(async ([ns, run]) => ({ ns, chains: await run.chains, reports: await run.reports, failing: await run.failing, limited: await run.limited, keys: await run.keys })),
+      Object.entries(runs).map(async ([ns, run]) => ({
+        ns,
+        chains: await run.chains,
+        reports: await run.reports,
+        failing: await run.failing,
+        limited: await run.limited,
+        keys: await run.keys,
+      })),
     );
 
     for (const { ns, reports, failing, limited, keys } of results) {
@@ -68,8 +83,14 @@ describe('concurrent requests', () => {
       expect(keys.map((r) => r.status)).toEqual(keys.map(() => 201));
 
       // Exactly the reports that were acknowledged exist, each once, with distinct ids.
-      const createdNames = [...reports, ...limited].filter((r) => r.status === 201).map((r) => r.json.name).sort();
-      const storedNames = db.reports.where((r) => r.name.startsWith(`${ns}-`)).map((r) => r.name).sort();
+      const createdNames = [...reports, ...limited]
+        .filter((r) => r.status === 201)
+        .map((r) => r.json.name)
+        .sort();
+      const storedNames = db.reports
+        .where((r) => r.name.startsWith(`${ns}-`))
+        .map((r) => r.name)
+        .sort();
       expect(storedNames).toEqual(createdNames);
       expect(storedNames).toHaveLength(78);
       const ids = [...reports, ...limited].filter((r) => r.status === 201).map((r) => r.json.id);

@@ -36,7 +36,9 @@ function askedFor(req: BuiltRequest): number[] {
   if (typeof header !== 'string') return [];
   const names = header.split(',').map((n) => n.trim());
   if (names.some((n) => n && !sb.deps.scenarios.byName.has(n))) return []; // an unknown name is a 400 first
-  return names.flatMap((n) => sb.deps.scenarios.byName.get(n)?.steps.flatMap((s) => [s.respond?.status, s.random?.respond?.status]) ?? []).filter((x): x is number => typeof x === 'number');
+  return names
+    .flatMap((n) => sb.deps.scenarios.byName.get(n)?.steps.flatMap((s) => [s.respond?.status, s.random?.respond?.status]) ?? [])
+    .filter((x): x is number => typeof x === 'number');
 }
 
 /** What must hold of any answer; returns the problems (empty: fine). */
@@ -63,21 +65,25 @@ async function serverIsUp(): Promise<void> {
 
 describe('every operation, broken requests', () => {
   for (const op of operations()) {
-    it(`${op.method} ${op.path} (${op.id})`, async () => {
-      const seen = new Set<string>();
-      await fc.assert(
-        fc.asyncProperty(mutationOf(op, fuzzableScenarios()), async (mutation) => {
-          const req = mutation.apply(validRequest(op, auth));
-          seen.add(mutation.kind.split(' ')[0]);
-          const before = stateOf(sb.deps);
-          const res = await send(sb.url, req);
-          if (process.env.FUZZ_DEBUG) console.log(op.id, res.status, mutation.kind.slice(0, 60), res.text.slice(0, 100));
-          expect(problemsOf(op, req, res, before), mutation.kind).toEqual([]);
-        }),
-        { seed: Number(process.env.FUZZ_SEED ?? 4010), numRuns: RUNS, interruptAfterTimeLimit: TIME_LIMIT_MS },
-      );
-      await serverIsUp();
-      expect(seen.size).toBeGreaterThan(3); // the runs tried several kinds of breakage
-    }, TIME_LIMIT_MS + 15_000);
+    it(
+      `${op.method} ${op.path} (${op.id})`,
+      async () => {
+        const seen = new Set<string>();
+        await fc.assert(
+          fc.asyncProperty(mutationOf(op, fuzzableScenarios()), async (mutation) => {
+            const req = mutation.apply(validRequest(op, auth));
+            seen.add(mutation.kind.split(' ')[0]);
+            const before = stateOf(sb.deps);
+            const res = await send(sb.url, req);
+            if (process.env.FUZZ_DEBUG) console.log(op.id, res.status, mutation.kind.slice(0, 60), res.text.slice(0, 100));
+            expect(problemsOf(op, req, res, before), mutation.kind).toEqual([]);
+          }),
+          { seed: Number(process.env.FUZZ_SEED ?? 4010), numRuns: RUNS, interruptAfterTimeLimit: TIME_LIMIT_MS },
+        );
+        await serverIsUp();
+        expect(seen.size).toBeGreaterThan(3); // the runs tried several kinds of breakage
+      },
+      TIME_LIMIT_MS + 15_000,
+    );
   }
 });

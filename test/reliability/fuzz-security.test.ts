@@ -32,7 +32,12 @@ async function call(method: string, path: string, headers: Record<string, string
 }
 
 beforeAll(async () => {
-  const out = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+  const out = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
   // The production logger, at its most talkative level.
   sb = await startSandbox({ validateResponses: true, adminToken: ADMIN_TOKEN, logger: createLogger({ logLevel: 'trace', logFormat: 'json' }, { out }) });
   token = await sb.token();
@@ -56,18 +61,44 @@ function tampered(valid: string): fc.Arbitrary<{ kind: string; jwt: string }> {
   const adminPublicPem = createPublicKey(keyPem('admin')).export({ type: 'spki', format: 'pem' }).toString();
   const hmac = (alg: 'HS256' | 'HS512', secret: string, hdr: object, body: object) => {
     const input = `${b64(hdr)}.${b64(body)}`;
-    return `${input}.${createHmac(alg === 'HS256' ? 'sha256' : 'sha512', secret).update(input).digest('base64url')}`;
+    return `${input}.${createHmac(alg === 'HS256' ? 'sha256' : 'sha512', secret)
+      .update(input)
+      .digest('base64url')}`;
   };
   return fc.oneof(
     fc.nat().map((at) => ({ kind: 'signature bit', jwt: `${h}.${p}.${flip(s, at)}` })),
     fc.nat({ max: s.length - 1 }).map((n) => ({ kind: 'signature truncated', jwt: `${h}.${p}.${s.slice(0, n)}` })),
-    fc.constantFrom('none', 'HS256', 'HS512', 'ES256', 'ES384', 'RS512', 'PS512', 'EdDSA', '', 'es512').map((alg) => ({ kind: `alg ${alg}`, jwt: `${b64({ ...header, alg })}.${p}.${alg === 'none' ? '' : s}` })),
-    fc.oneof(fc.string({ maxLength: 50 }), fc.constantFrom('', '../../fixtures/keys/admin', WELL_KNOWN.keyPairs.readOnly.id)).map((kid) => ({ kind: `kid ${kid.slice(0, 20)}`, jwt: `${b64({ ...header, kid })}.${p}.${s}` })),
+    fc
+      .constantFrom('none', 'HS256', 'HS512', 'ES256', 'ES384', 'RS512', 'PS512', 'EdDSA', '', 'es512')
+      .map((alg) => ({ kind: `alg ${alg}`, jwt: `${b64({ ...header, alg })}.${p}.${alg === 'none' ? '' : s}` })),
+    fc
+      .oneof(fc.string({ maxLength: 50 }), fc.constantFrom('', '../../fixtures/keys/admin', WELL_KNOWN.keyPairs.readOnly.id))
+      .map((kid) => ({ kind: `kid ${kid.slice(0, 20)}`, jwt: `${b64({ ...header, kid })}.${p}.${s}` })),
     fc.constant({ kind: 'no kid', jwt: `${b64({ alg: header.alg, typ: 'JWT' })}.${p}.${s}` }),
-    fc.record({ scopes: fc.array(fc.string({ maxLength: 10 }), { maxLength: 3 }), exp: fc.integer({ min: now - 1e6, max: now + 1e9 }) }).map((c) => ({ kind: 'claims edited', jwt: `${h}.${b64({ ...claims, ...c })}.${s}` })),
-    fc.constantFrom('HS256', 'HS512').map((alg) => ({ kind: `${alg} with the public key as secret`, jwt: hmac(alg as 'HS256', adminPublicPem, { ...header, alg }, claims) })),
-    fc.constantFrom(`${h}.${p}`, `${h}.${p}.${s}.x`, `${h}..${s}`, `.${p}.${s}`, `${h}.${p}.`, '...', `${h}.!!!.${s}`, `${b64('not json')}.${p}.${s}`, `${b64([1])}.${p}.${s}`, `${h}.${b64('"str"')}.${s}`).map((jwt) => ({ kind: 'structure', jwt })),
-    fc.string({ maxLength: 80 }).filter((t) => /^[\x21-\x7e]+$/.test(t)).map((jwt) => ({ kind: 'garbage', jwt })),
+    fc
+      .record({ scopes: fc.array(fc.string({ maxLength: 10 }), { maxLength: 3 }), exp: fc.integer({ min: now - 1e6, max: now + 1e9 }) })
+      .map((c) => ({ kind: 'claims edited', jwt: `${h}.${b64({ ...claims, ...c })}.${s}` })),
+    fc
+      .constantFrom('HS256', 'HS512')
+      .map((alg) => ({ kind: `${alg} with the public key as secret`, jwt: hmac(alg as 'HS256', adminPublicPem, { ...header, alg }, claims) })),
+    fc
+      .constantFrom(
+        `${h}.${p}`,
+        `${h}.${p}.${s}.x`,
+        `${h}..${s}`,
+        `.${p}.${s}`,
+        `${h}.${p}.`,
+        '...',
+        `${h}.!!!.${s}`,
+        `${b64('not json')}.${p}.${s}`,
+        `${b64([1])}.${p}.${s}`,
+        `${h}.${b64('"str"')}.${s}`,
+      )
+      .map((jwt) => ({ kind: 'structure', jwt })),
+    fc
+      .string({ maxLength: 80 })
+      .filter((t) => /^[\x21-\x7e]+$/.test(t))
+      .map((jwt) => ({ kind: 'garbage', jwt })),
   );
 }
 
@@ -95,7 +126,10 @@ describe('tampered tokens', () => {
       await tokenFor('admin', { issuedAt: now + 3600 }),
       await tokenFor('inactive'),
       await new SignJWT({ scopes: ['*.read'] }).setProtectedHeader({ alg: 'ES512', kid: adminKid }).setIssuedAt().setExpirationTime('5m').sign(stranger),
-      await new SignJWT({ scopes: ['*.read'] }).setProtectedHeader({ alg: 'ES512', kid: adminKid }).setIssuedAt().sign(createPrivateKey(keyPem('admin'))), // no exp
+      await new SignJWT({ scopes: ['*.read'] })
+        .setProtectedHeader({ alg: 'ES512', kid: adminKid })
+        .setIssuedAt()
+        .sign(createPrivateKey(keyPem('admin'))), // no exp
     ];
     for (const jwt of candidates) {
       const res = await call('GET', '/connections', { authorization: `Bearer ${jwt}` });
@@ -107,7 +141,12 @@ describe('tampered tokens', () => {
 
 describe('secrets', () => {
   it('never appear in responses, log lines or the journal, apart from the one-time private key', async () => {
-    const created = await call('POST', '/api-key-pairs', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify({ display_name: 'secret holder', role_ids: [WELL_KNOWN.roles.readOnly.id] }));
+    const created = await call(
+      'POST',
+      '/api-key-pairs',
+      { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      JSON.stringify({ display_name: 'secret holder', role_ids: [WELL_KNOWN.roles.readOnly.id] }),
+    );
     expect(created.status).toBe(201);
     const privateKey: string = created.json.private_key;
     expect(privateKey).toMatch(/^-----BEGIN PRIVATE KEY-----/);
@@ -128,7 +167,13 @@ describe('secrets', () => {
     expect(journal.json.items.length).toBeGreaterThan(5);
 
     const keyBody = (pem: string) => pem.split('\n').filter((l) => l.length >= 16 && !l.startsWith('-----'));
-    const secrets = [token, newToken, ADMIN_TOKEN, ...keyBody(privateKey), ...(['admin', 'read-only', 'inactive', 'rsa'] as const).flatMap((k) => keyBody(keyPem(k)))];
+    const secrets = [
+      token,
+      newToken,
+      ADMIN_TOKEN,
+      ...keyBody(privateKey),
+      ...(['admin', 'read-only', 'inactive', 'rsa'] as const).flatMap((k) => keyBody(keyPem(k))),
+    ];
     const leaks = (text: string) => secrets.filter((secret) => text.includes(secret)).map((s) => s.slice(0, 16));
     for (const { path, text } of responses) {
       if (text === created.text) continue; // the creation answer carries the private key, once
@@ -145,7 +190,11 @@ describe('secrets', () => {
 
 describe('a private key sent by mistake', () => {
   it('as public_key is not echoed by the 422, and the journal does not keep it', async () => {
-    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-521', privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const { privateKey } = generateKeyPairSync('ec', {
+      namedCurve: 'P-521',
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    });
     const body = JSON.stringify({ display_name: 'oops', role_ids: [WELL_KNOWN.roles.readOnly.id], public_key: privateKey });
     const res = await call('POST', '/api-key-pairs', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body);
     expect(res.status).toBe(422);
@@ -159,7 +208,18 @@ describe('a private key sent by mistake', () => {
 });
 
 describe('names taken from requests', () => {
-  const traversal = ['../../package.json', '../package.json', '/etc/passwd', '..', 'rate-limited/../server-error', '..%2F..%2Fpackage.json', 'scenarios/rate-limited.yaml', 'rate-limited.yaml', '.\\..\\package.json', 'C:\\Windows\\win.ini'];
+  const traversal = [
+    '../../package.json',
+    '../package.json',
+    '/etc/passwd',
+    '..',
+    'rate-limited/../server-error',
+    '..%2F..%2Fpackage.json',
+    'scenarios/rate-limited.yaml',
+    'rate-limited.yaml',
+    '.\\..\\package.json',
+    'C:\\Windows\\win.ini',
+  ];
   const packageText = readFileSync(join(ROOT, 'package.json'), 'utf8');
 
   it('scenario names are only looked up among the loaded scenarios: a path is an unknown scenario', async () => {

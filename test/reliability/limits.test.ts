@@ -62,7 +62,9 @@ describe('request body limit', () => {
   it('refuses a body whose Content-Length is over the limit before reading it', async () => {
     const { socket, received } = await open();
     // Only the headers and 5 bytes are sent: an answer proves the body was never waited for.
-    socket.write(head([`PUT ${BUYER} HTTP/1.1`, 'host: x', `authorization: ${auth}`, 'content-type: application/json', `content-length: ${LIMIT * 100}`]) + '{"a":');
+    socket.write(
+      head([`PUT ${BUYER} HTTP/1.1`, 'host: x', `authorization: ${auth}`, 'content-type: application/json', `content-length: ${LIMIT * 100}`]) + '{"a":',
+    );
     const { text, closed } = await received;
     expect(closed).toBe(true);
     const res = parse(text);
@@ -108,7 +110,9 @@ describe('slow and stalled clients', () => {
 
   it('closes a connection whose body stalls', async () => {
     const { socket, received } = await open();
-    socket.write(head([`PUT ${BUYER} HTTP/1.1`, 'host: x', `authorization: ${auth}`, 'content-type: application/json', 'content-length: 100']) + '{"display_name":');
+    socket.write(
+      head([`PUT ${BUYER} HTTP/1.1`, 'host: x', `authorization: ${auth}`, 'content-type: application/json', 'content-length: 100']) + '{"display_name":',
+    );
     const { text, closed } = await received;
     expect(closed).toBe(true);
     // The app is still waiting for the body, so no answer has started: Node's timer answers 408.

@@ -42,7 +42,6 @@ beforeAll(() => {
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-
 interface Child {
   proc: ChildProcess;
   url: string;
@@ -51,7 +50,9 @@ interface Child {
 
 function startChild(file: string): Promise<Child> {
   const proc = spawn(process.execPath, [CHILD, file], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   let stderr = '';
   proc.stderr!.on('data', (d) => (stderr += d));
   return new Promise((resolve, reject) => {
@@ -90,87 +91,100 @@ function buyersInFile(file: string, ids: string[]): Map<string, number> {
 }
 
 describe('data file under kill -9 and graceful stops', () => {
-  it(`keeps every acknowledged write across ${CYCLES} random kills`, async () => {
-    const file = join(dir, 'state.json');
-    auth = `Bearer ${await tokenFor('admin')}`;
-    const random = mulberry32(4010);
-    let buyers: string[] = [];
-    /** Per buyer: the highest write acknowledged before the last graceful stop (must survive). */
-    const guaranteed = new Map<string, number>();
-    /** Per buyer: the highest write ever sent (nothing beyond it can be in the file). */
-    const sent = new Map<string, number>();
-    let seq = 0;
-    const stops: string[] = [];
+  it(
+    `keeps every acknowledged write across ${CYCLES} random kills`,
+    async () => {
+      const file = join(dir, 'state.json');
+      auth = `Bearer ${await tokenFor('admin')}`;
+      const random = mulberry32(4010);
+      let buyers: string[] = [];
+      /** Per buyer: the highest write acknowledged before the last graceful stop (must survive). */
+      const guaranteed = new Map<string, number>();
+      /** Per buyer: the highest write ever sent (nothing beyond it can be in the file). */
+      const sent = new Map<string, number>();
+      let seq = 0;
+      const stops: string[] = [];
 
-    for (let cycle = 0; cycle < CYCLES; cycle++) {
-      const child = await startChild(file);
-      if (cycle === 0) {
-        const data = JSON.parse(readFileSync(file, 'utf8'));
-        buyers = data.collections.buyers.filter((b: any) => b.merchant_account_id === 'default').slice(0, WRITERS).map((b: any) => b.id);
-        expect(buyers).toHaveLength(WRITERS);
-      }
-      // What the restarted sandbox serves holds every guaranteed write and nothing never sent.
-      for (const id of buyers) {
-        const res = await fetch(`${child.url}/buyers/${id}`, { method: 'PUT', headers: { authorization: auth, 'content-type': 'application/json' }, body: '{}' });
-        expect(res.status).toBe(200);
-        const served = seqOf((await res.json()).display_name);
-        expect(served, `cycle ${cycle} buyer ${id}`).toBeGreaterThanOrEqual(guaranteed.get(id) ?? 0);
-        expect(served).toBeLessThanOrEqual(sent.get(id) ?? 0);
-      }
-
-      const acked = new Map<string, number>();
-      let stopWriting = false;
-      let stopAsked = false;
-      const writer = async (id: string) => {
-        while (!stopWriting) {
-          const n = ++seq;
-          sent.set(id, n);
-          try {
-            const res = await fetch(`${child.url}/buyers/${id}`, {
-              method: 'PUT', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify({ display_name: `w-${cycle}-${n}` }),
-            });
-            if (res.status !== 200) throw new Error(`write answered ${res.status}`);
-            await res.arrayBuffer();
-            acked.set(id, n);
-          } catch (err) {
-            if (!stopAsked) throw err; // a failure before any stop is a bug
-            return; // the child is stopping or gone: this write is not acknowledged
-          }
+      for (let cycle = 0; cycle < CYCLES; cycle++) {
+        const child = await startChild(file);
+        if (cycle === 0) {
+          const data = JSON.parse(readFileSync(file, 'utf8'));
+          buyers = data.collections.buyers
+            .filter((b: any) => b.merchant_account_id === 'default')
+            .slice(0, WRITERS)
+            .map((b: any) => b.id);
+          expect(buyers).toHaveLength(WRITERS);
         }
-      };
-      const writing = Promise.all(buyers.map(writer));
-      await new Promise((r) => setTimeout(r, 30 + Math.floor(random() * 300)));
-
-      const roll = random();
-      const how: NodeJS.Signals = cycle === CYCLES - 1 || roll < 0.2 ? 'SIGTERM' : roll < 0.3 ? 'SIGINT' : 'SIGKILL';
-      stops.push(how);
-      stopAsked = true;
-      child.proc.kill(how);
-      if (how !== 'SIGKILL') {
-        // Writers stop once the stop is asked for; what was acknowledged until then must be kept.
-        const { code } = await child.exited;
-        stopWriting = true;
-        await writing;
-        expect(code).toBe(0);
-        for (const id of buyers) guaranteed.set(id, acked.get(id) ?? guaranteed.get(id) ?? 0);
-        expect(checkLog(file), `after ${how} in cycle ${cycle}: FILE alone holds the state`).toBe('');
-        const onDisk = buyersInFile(file, buyers);
+        // What the restarted sandbox serves holds every guaranteed write and nothing never sent.
         for (const id of buyers) {
-          expect(onDisk.get(id)!, `after ${how} in cycle ${cycle}`).toBeGreaterThanOrEqual(guaranteed.get(id)!);
-          expect(onDisk.get(id)!).toBeLessThanOrEqual(sent.get(id)!);
+          const res = await fetch(`${child.url}/buyers/${id}`, {
+            method: 'PUT',
+            headers: { authorization: auth, 'content-type': 'application/json' },
+            body: '{}',
+          });
+          expect(res.status).toBe(200);
+          const served = seqOf((await res.json()).display_name);
+          expect(served, `cycle ${cycle} buyer ${id}`).toBeGreaterThanOrEqual(guaranteed.get(id) ?? 0);
+          expect(served).toBeLessThanOrEqual(sent.get(id) ?? 0);
         }
-      } else {
-        await child.exited;
-        stopWriting = true;
-        await writing;
-        buyersInFile(file, buyers); // parses
-        checkLog(file); // complete lines parse
+
+        const acked = new Map<string, number>();
+        let stopWriting = false;
+        let stopAsked = false;
+        const writer = async (id: string) => {
+          while (!stopWriting) {
+            const n = ++seq;
+            sent.set(id, n);
+            try {
+              const res = await fetch(`${child.url}/buyers/${id}`, {
+                method: 'PUT',
+                headers: { authorization: auth, 'content-type': 'application/json' },
+                body: JSON.stringify({ display_name: `w-${cycle}-${n}` }),
+              });
+              if (res.status !== 200) throw new Error(`write answered ${res.status}`);
+              await res.arrayBuffer();
+              acked.set(id, n);
+            } catch (err) {
+              if (!stopAsked) throw err; // a failure before any stop is a bug
+              return; // the child is stopping or gone: this write is not acknowledged
+            }
+          }
+        };
+        const writing = Promise.all(buyers.map(writer));
+        await new Promise((r) => setTimeout(r, 30 + Math.floor(random() * 300)));
+
+        const roll = random();
+        const how: NodeJS.Signals = cycle === CYCLES - 1 || roll < 0.2 ? 'SIGTERM' : roll < 0.3 ? 'SIGINT' : 'SIGKILL';
+        stops.push(how);
+        stopAsked = true;
+        child.proc.kill(how);
+        if (how !== 'SIGKILL') {
+          // Writers stop once the stop is asked for; what was acknowledged until then must be kept.
+          const { code } = await child.exited;
+          stopWriting = true;
+          await writing;
+          expect(code).toBe(0);
+          for (const id of buyers) guaranteed.set(id, acked.get(id) ?? guaranteed.get(id) ?? 0);
+          expect(checkLog(file), `after ${how} in cycle ${cycle}: FILE alone holds the state`).toBe('');
+          const onDisk = buyersInFile(file, buyers);
+          for (const id of buyers) {
+            expect(onDisk.get(id)!, `after ${how} in cycle ${cycle}`).toBeGreaterThanOrEqual(guaranteed.get(id)!);
+            expect(onDisk.get(id)!).toBeLessThanOrEqual(sent.get(id)!);
+          }
+        } else {
+          await child.exited;
+          stopWriting = true;
+          await writing;
+          buyersInFile(file, buyers); // parses
+          checkLog(file); // complete lines parse
+        }
       }
-    }
-    // The seeded schedule mixed both kinds of stop.
-    expect(stops.filter((s) => s === 'SIGKILL').length).toBeGreaterThan(CYCLES / 3);
-    expect(stops.filter((s) => s !== 'SIGKILL').length).toBeGreaterThanOrEqual(2);
-  }, CYCLES * 12_000);
+      // The seeded schedule mixed both kinds of stop.
+      expect(stops.filter((s) => s === 'SIGKILL').length).toBeGreaterThan(CYCLES / 3);
+      expect(stops.filter((s) => s !== 'SIGKILL').length).toBeGreaterThanOrEqual(2);
+    },
+    CYCLES * 12_000,
+  );
 });
 
 describe('a data file that cannot be loaded', () => {

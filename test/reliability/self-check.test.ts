@@ -19,7 +19,12 @@ const original = new Map<string, unknown>();
 
 async function build(validateResponses: boolean): Promise<Built> {
   const logs: any[] = [];
-  const out = new Writable({ write(chunk, _enc, done) { logs.push(JSON.parse(String(chunk))); done(); } });
+  const out = new Writable({
+    write(chunk, _enc, done) {
+      logs.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
   const deps = await buildSandbox({ validateResponses, logLevel: 'error' }, { logger: pino({ level: 'error' }, out) });
   const app = createApp(deps);
   const auth = `Bearer ${await tokenFor('admin')}`;
@@ -27,7 +32,11 @@ async function build(validateResponses: boolean): Promise<Built> {
     deps,
     logs,
     async call(method, path, init = {}) {
-      const res = await app.request(path, { method, body: init.body, headers: { authorization: auth, ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers } });
+      const res = await app.request(path, {
+        method,
+        body: init.body,
+        headers: { authorization: auth, ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers },
+      });
       const text = await res.text();
       return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
     },
@@ -92,7 +101,9 @@ describe('response self-check on', () => {
     drift(current.deps, 'createReport', () => {
       throw ApiError.unprocessable([]);
     });
-    const res = await current.call('POST', '/reports', { body: JSON.stringify({ name: 'r', schedule: 'once', schedule_enabled: true, spec: { model: 'transactions', params: {} } }) });
+    const res = await current.call('POST', '/reports', {
+      body: JSON.stringify({ name: 'r', schedule: 'once', schedule_enabled: true, spec: { model: 'transactions', params: {} } }),
+    });
     expect(res.status).toBe(500);
     expect(res.body.message).toMatch(/^Response self-check: the 422 error body does not match openapi\.json ValidationError/);
   });
@@ -107,7 +118,10 @@ describe('response self-check on', () => {
     expect(notAllowed.headers.get('allow')).toBe('GET');
     expectErrorBody(notAllowed.body, 405, 'method_not_allowed');
     const big = JSON.stringify({ display_name: 'x'.repeat(1024 * 1024) });
-    const tooLarge = await current.call('PUT', '/buyers/b0000000-0000-4000-8000-000000000001', { body: big, headers: { 'content-length': String(big.length) } });
+    const tooLarge = await current.call('PUT', '/buyers/b0000000-0000-4000-8000-000000000001', {
+      body: big,
+      headers: { 'content-length': String(big.length) },
+    });
     expect(tooLarge.status).toBe(413);
     expectErrorBody(tooLarge.body, 413, 'payload_too_large');
     expect(tooLarge.headers.get('connection')).toBe('close');

@@ -42,7 +42,11 @@ export interface OpSpec {
 
 export function resolve(schema: any): any {
   let s = schema;
-  while (s && typeof s.$ref === 'string') s = s.$ref.slice(2).split('/').reduce((n: any, k: string) => n[k], SPEC);
+  while (s && typeof s.$ref === 'string')
+    s = s.$ref
+      .slice(2)
+      .split('/')
+      .reduce((n: any, k: string) => n[k], SPEC);
   return s;
 }
 
@@ -125,7 +129,9 @@ export interface BuiltRequest {
 }
 
 export function fillPath(op: OpSpec, values: Record<string, string>): string {
-  return op.path.replace(/\{([^}]+)\}/g, (_, name) => encodeURIComponent(values[name] ?? String(validValue(op.params.find((p) => p.name === name)?.schema, name))));
+  return op.path.replace(/\{([^}]+)\}/g, (_, name) =>
+    encodeURIComponent(values[name] ?? String(validValue(op.params.find((p) => p.name === name)?.schema, name))),
+  );
 }
 
 /** A request every part of which is valid (it may still be a 404 or a 422 by meaning). */
@@ -156,7 +162,11 @@ export function send(base: string, req: BuiltRequest): Promise<RawResponse> {
   return new Promise((resolvePromise, reject) => {
     const r = httpRequest(
       {
-        host: url.hostname, port: url.port, method: req.method, path: url.pathname.replace(/\/$/, '') + req.path, agent,
+        host: url.hostname,
+        port: url.port,
+        method: req.method,
+        path: url.pathname.replace(/\/$/, '') + req.path,
+        agent,
         headers: Object.fromEntries(Object.entries(req.headers).filter(([, v]) => v !== undefined)),
       },
       (res) => {
@@ -192,7 +202,10 @@ export function errorBodyProblems(res: RawResponse): string[] {
   const problems: string[] = [];
   if (!/^application\/json/.test(String(res.headers['content-type']))) problems.push(`content-type ${res.headers['content-type']}`);
   const validate = res.status === 422 ? validationSchema : errorSchema;
-  if (!validate(res.json)) problems.push(`body ${res.text.slice(0, 300)} breaks ${res.status === 422 ? 'ValidationError' : 'Error'}: ${JSON.stringify(validate.errors).slice(0, 300)}`);
+  if (!validate(res.json))
+    problems.push(
+      `body ${res.text.slice(0, 300)} breaks ${res.status === 422 ? 'ValidationError' : 'Error'}: ${JSON.stringify(validate.errors).slice(0, 300)}`,
+    );
   if (res.status !== 422 && res.json?.status !== res.status) problems.push(`body status ${res.json?.status} != ${res.status}`);
   if (res.status !== 422 && !res.json?.message) problems.push('empty message');
   return problems;
@@ -214,8 +227,12 @@ export function prototypesClean(): boolean {
   const probe: any = {};
   const arr: any = [];
   return (
-    probe.polluted === undefined && probe.isAdmin === undefined && arr.polluted === undefined &&
-    (Object.prototype as any).polluted === undefined && Object.keys(Object.prototype).length === 0 &&
-    (Function.prototype as any).polluted === undefined && typeof ({} as any).toString === 'function'
+    probe.polluted === undefined &&
+    probe.isAdmin === undefined &&
+    arr.polluted === undefined &&
+    (Object.prototype as any).polluted === undefined &&
+    Object.keys(Object.prototype).length === 0 &&
+    (Function.prototype as any).polluted === undefined &&
+    typeof ({} as any).toString === 'function'
   );
 }

@@ -25,12 +25,19 @@ const header = (name: string) => `name: ${name}\ndescription: test\n`;
 describe('scenario files checked at boot', () => {
   it('buildSandbox fails, naming an undeclared status with the operation', async () => {
     const dir = scenarioDir({ 'foo.yaml': `${header('foo')}operations: [listGiftCards]\nsteps:\n  - respond: { status: 418 }\n` });
-    const message = await buildSandbox({ scenariosDir: dir, logLevel: 'silent' }).then(() => 'booted', (err: Error) => err.message);
-    expect(message).toBe(`invalid scenario file: ${join(dir, 'foo.yaml')}: /steps/0/respond/status: 418 is not declared by operation listGiftCards (it declares 200, 400, 401, 403, 404, 405, 409, 422, 425, 429, 500, 502, 504)`);
+    const message = await buildSandbox({ scenariosDir: dir, logLevel: 'silent' }).then(
+      () => 'booted',
+      (err: Error) => err.message,
+    );
+    expect(message).toBe(
+      `invalid scenario file: ${join(dir, 'foo.yaml')}: /steps/0/respond/status: 418 is not declared by operation listGiftCards (it declares 200, 400, 401, 403, 404, 405, 409, 422, 425, 429, 500, 502, 504)`,
+    );
   });
 
   it('names an unknown operation, by id or by method and path', async () => {
-    const { message, dir } = await bootError({ 'ops.yaml': `${header('ops')}operations: [listGiftCards, listGiftCardz, "GET /nowhere"]\nsteps:\n  - pass: true\n` });
+    const { message, dir } = await bootError({
+      'ops.yaml': `${header('ops')}operations: [listGiftCards, listGiftCardz, "GET /nowhere"]\nsteps:\n  - pass: true\n`,
+    });
     const file = join(dir, 'ops.yaml');
     expect(message).toContain(`${file}: /operations/1: 'listGiftCardz' is not an operation of openapi.json`);
     expect(message).toContain(`${file}: /operations/2: 'GET /nowhere' is not an operation of openapi.json`);
@@ -38,7 +45,13 @@ describe('scenario files checked at boot', () => {
 
   it('reports schema problems with their path', async () => {
     const { message, dir } = await bootError({
-      'shape.json': JSON.stringify({ name: 'shape', description: 'x', operations: '*', steps: [{ respond: { status: 429, retry: 3 } }, { times: 0, pass: true }], extra: 1 }),
+      'shape.json': JSON.stringify({
+        name: 'shape',
+        description: 'x',
+        operations: '*',
+        steps: [{ respond: { status: 429, retry: 3 } }, { times: 0, pass: true }],
+        extra: 1,
+      }),
     });
     const file = join(dir, 'shape.json');
     expect(message).toContain(`${file}: /: unknown property 'extra'`);
@@ -54,7 +67,9 @@ describe('scenario files checked at boot', () => {
 
   it('rejects YAML and JSON that do not parse', async () => {
     const yaml = await bootError({ 'broken.yaml': 'name: [unclosed\n' });
-    expect(yaml.message).toMatch(new RegExp(`^invalid scenario file: ${join(yaml.dir, 'broken.yaml').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: is not valid YAML: `));
+    expect(yaml.message).toMatch(
+      new RegExp(`^invalid scenario file: ${join(yaml.dir, 'broken.yaml').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: is not valid YAML: `),
+    );
     const json = await bootError({ 'broken.json': '{"name": ' });
     expect(json.message).toContain(`${join(json.dir, 'broken.json')}: is not valid JSON: `);
   });
@@ -84,7 +99,9 @@ describe('scenario files checked at boot', () => {
       'c.yaml': `${header('codes')}operations: [listGiftCards]\nsteps:\n  - respond: { status: 500, code: kaboom }\n`,
       'd.yaml': `${header('same')}report_execution:\n  path: [pending, exploded]\n`,
     });
-    expect(message).toContain(`${join(dir, 'a.yaml')}: /steps/0/merge: operation deleteWebhookSubscription answers 204 without a body: there is nothing to merge`);
+    expect(message).toContain(
+      `${join(dir, 'a.yaml')}: /steps/0/merge: operation deleteWebhookSubscription answers 204 without a body: there is nothing to merge`,
+    );
     expect(message).toContain(`${join(dir, 'b.yaml')}: /report_execution/durations: give one duration per state but the last (1 for 2 states), got 2`);
     expect(message).toContain(`${join(dir, 'c.yaml')}: /steps/0/respond/code: 'kaboom' is not an error code of openapi.json`);
     expect(message).toContain(`${join(dir, 'd.yaml')}: /report_execution/path/1: must be equal to one of the allowed values`);
@@ -96,13 +113,21 @@ describe('scenario files checked at boot', () => {
       'one.yaml': `${header('twin')}operations: [listGiftCards]\nsteps:\n  - pass: true\n`,
       'two.yaml': `${header('twin')}operations: [listGiftCards]\nsteps:\n  - pass: true\n`,
     });
-    expect(message).toBe(`invalid scenario file: ${join(dir, 'two.yaml')}: /name: 'twin' is also the name of ${join(dir, 'one.yaml')}; scenario names must be unique`);
+    expect(message).toBe(
+      `invalid scenario file: ${join(dir, 'two.yaml')}: /name: 'twin' is also the name of ${join(dir, 'one.yaml')}; scenario names must be unique`,
+    );
   });
 
   it('fails on a folder that does not exist and ignores files that are not scenarios', async () => {
-    const missing = await buildSandbox({ scenariosDir: '/nonexistent/scenarios', logLevel: 'silent' }).then(() => null, (e: Error) => e);
+    const missing = await buildSandbox({ scenariosDir: '/nonexistent/scenarios', logLevel: 'silent' }).then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(missing?.message).toMatch(/^cannot read the scenarios folder \/nonexistent\/scenarios: ENOENT/);
-    const deps = await buildSandbox({ scenariosDir: scenarioDir({ 'README.md': '# notes', 'ok.yml': `${header('ok')}operations: [listGiftCards]\nsteps:\n  - pass: true\n` }), logLevel: 'silent' });
+    const deps = await buildSandbox({
+      scenariosDir: scenarioDir({ 'README.md': '# notes', 'ok.yml': `${header('ok')}operations: [listGiftCards]\nsteps:\n  - pass: true\n` }),
+      logLevel: 'silent',
+    });
     expect([...deps.scenarios.byName.keys()]).toEqual(['ok']);
   });
 });

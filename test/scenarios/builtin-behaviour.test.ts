@@ -22,10 +22,14 @@ describe('slow and dropped-connection', () => {
   });
 
   it('dropped-connection closes the socket without an answer', async () => {
-    const error = await sb.http.get('/gift-cards').set('authorization', sb.auth).set('x-sandbox-scenario', 'dropped-connection').then(
-      () => null,
-      (err: Error & { code?: string }) => err,
-    );
+    const error = await sb.http
+      .get('/gift-cards')
+      .set('authorization', sb.auth)
+      .set('x-sandbox-scenario', 'dropped-connection')
+      .then(
+        () => null,
+        (err: Error & { code?: string }) => err,
+      );
     expect(error).not.toBeNull();
     expect(error!.message).toMatch(/socket hang up|ECONNRESET/);
     const journal = await sb.http.get('/_sandbox/requests');
@@ -37,7 +41,9 @@ describe('slow and dropped-connection', () => {
 
   it('dropped-connection without a socket (app.request) is a clear 500', async () => {
     const app = createApp(sb.deps);
-    const res = await app.request('/gift-cards', { headers: { authorization: `Bearer ${await tokenFor('admin')}`, 'x-sandbox-scenario': 'dropped-connection' } });
+    const res = await app.request('/gift-cards', {
+      headers: { authorization: `Bearer ${await tokenFor('admin')}`, 'x-sandbox-scenario': 'dropped-connection' },
+    });
     expect(res.status).toBe(500);
     const body = await res.json();
     expect(body.code).toBe('server_error');
@@ -57,7 +63,10 @@ describe('flaky', () => {
   async function run(count: number, merchant = 'default'): Promise<number[]> {
     const statuses: number[] = [];
     for (let i = 0; i < count; i++) {
-      const res = await sb.http.get('/gift-cards?limit=1').set('authorization', sb.auth).set('x-service-merchant-account-id', merchant)
+      const res = await sb.http
+        .get('/gift-cards?limit=1')
+        .set('authorization', sb.auth)
+        .set('x-service-merchant-account-id', merchant)
         .set('x-sandbox-scenario', 'flaky');
       if (res.status === 500) expect(res.body.code).toBe('server_error');
       else expect(res.body.items).toHaveLength(1);

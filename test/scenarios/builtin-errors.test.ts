@@ -19,7 +19,10 @@ describe('built-in error scenarios', () => {
     expect(res.status).toBe(409);
     expectErrorBody(res.body, 409, 'duplicate_record');
     expect(res.body).toEqual({
-      type: 'error', code: 'duplicate_record', status: 409, details: [],
+      type: 'error',
+      code: 'duplicate_record',
+      status: 409,
+      details: [],
       message: 'A duplicate record exists (answered by scenario duplicate-record).',
       resource_id: WELL_KNOWN.keyPairs.admin.id,
     });
@@ -29,8 +32,12 @@ describe('built-in error scenarios', () => {
   });
 
   it('duplicate-record on POST /reports names a report of the request merchant account', async () => {
-    const res = await sb.http.post('/reports').set('authorization', sb.auth).set('x-service-merchant-account-id', 'merchant-two')
-      .set('x-sandbox-scenario', 'duplicate-record').send(REPORT_BODY);
+    const res = await sb.http
+      .post('/reports')
+      .set('authorization', sb.auth)
+      .set('x-service-merchant-account-id', 'merchant-two')
+      .set('x-sandbox-scenario', 'duplicate-record')
+      .send(REPORT_BODY);
     expect(res.status).toBe(409);
     expectErrorBody(res.body, 409, 'duplicate_record');
     const report = db().reports.get(res.body.resource_id);
@@ -65,11 +72,17 @@ describe('built-in error scenarios', () => {
   it('an error scenario answers before validation and leaves the store alone', async () => {
     const buyer = db().buyers.get(WELL_KNOWN.buyers.default.id)!;
     const name = buyer.display_name;
-    const res = await sb.http.put(`/buyers/${WELL_KNOWN.buyers.default.id}`).set('authorization', sb.auth).set('x-sandbox-scenario', 'server-error')
+    const res = await sb.http
+      .put(`/buyers/${WELL_KNOWN.buyers.default.id}`)
+      .set('authorization', sb.auth)
+      .set('x-sandbox-scenario', 'server-error')
       .send({ display_name: 'Changed by a failed request' });
     expect(res.status).toBe(500);
     expect(db().buyers.get(WELL_KNOWN.buyers.default.id)!.display_name).toBe(name);
-    const invalid = await sb.http.put(`/buyers/${WELL_KNOWN.buyers.default.id}`).set('authorization', sb.auth).set('x-sandbox-scenario', 'too-early')
+    const invalid = await sb.http
+      .put(`/buyers/${WELL_KNOWN.buyers.default.id}`)
+      .set('authorization', sb.auth)
+      .set('x-sandbox-scenario', 'too-early')
       .send({ display_name: 42 });
     expect(invalid.status).toBe(425);
   });
@@ -83,13 +96,19 @@ describe('built-in error scenarios', () => {
   it('rate-limited answers 429 with Retry-After twice, then recovers', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
-      const res = await sb.http.get('/buyers/payment-methods').set('authorization', sb.auth).set('x-service-merchant-account-id', 'merchant-two')
+      const res = await sb.http
+        .get('/buyers/payment-methods')
+        .set('authorization', sb.auth)
+        .set('x-service-merchant-account-id', 'merchant-two')
         .set('x-sandbox-scenario', 'rate-limited');
       statuses.push(res.status);
       if (res.status === 429) {
         expect(res.headers['retry-after']).toBe('1');
         expect(res.body).toEqual({
-          type: 'error', code: 'too_many_requests', status: 429, details: [],
+          type: 'error',
+          code: 'too_many_requests',
+          status: 429,
+          details: [],
           message: 'Too many requests; retry after the Retry-After delay (answered by scenario rate-limited).',
         });
       } else {

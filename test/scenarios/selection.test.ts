@@ -3,7 +3,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WELL_KNOWN, expectErrorBody, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { activate } from './helpers.js';
 
-const KNOWN = 'bad-gateway, dropped-connection, duplicate-record, empty-lists, flaky, gateway-timeout, rate-limited, report-execution-fails, report-execution-stays-pending, server-error, slow, too-early';
+const KNOWN =
+  'bad-gateway, dropped-connection, duplicate-record, empty-lists, flaky, gateway-timeout, rate-limited, report-execution-fails, report-execution-stays-pending, server-error, slow, too-early';
 
 describe('scenario selection', () => {
   let sb: TestSandbox;
@@ -32,7 +33,9 @@ describe('scenario selection', () => {
       const res = await sb.http.get('/connections').set('x-sandbox-scenario', 'rate-limited, no-such-thing');
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
-        type: 'error', code: 'bad_request', status: 400,
+        type: 'error',
+        code: 'bad_request',
+        status: 400,
         message: `Unknown scenario 'no-such-thing'; known scenarios: ${KNOWN}.`,
         details: [{ location: 'header', pointer: '/x-sandbox-scenario', type: 'unknown_scenario', message: `Use one of: ${KNOWN}.` }],
       });
@@ -54,7 +57,10 @@ describe('scenario selection', () => {
       expect(limited.status).toBe(429);
       expect(limited.headers['retry-after']).toBe('1');
       expect(limited.body).toEqual({
-        type: 'error', code: 'too_many_requests', status: 429, details: [],
+        type: 'error',
+        code: 'too_many_requests',
+        status: 429,
+        details: [],
         message: 'Too many requests; retry after the Retry-After delay (answered by Prefer: code=429).',
       });
       const missing = await sb.http.get('/connections').set('authorization', sb.auth).set('prefer', 'code=403');
@@ -69,7 +75,15 @@ describe('scenario selection', () => {
       const unprocessable = await giftCards({ prefer: 'code=422' });
       expect(unprocessable.status).toBe(422);
       expect(unprocessable.body).toEqual({
-        detail: [{ loc: ['body'], msg: 'The request could not be processed (answered by Prefer: code=422).', type: 'value_error', input: null, ctx: { scenario: 'Prefer: code=422' } }],
+        detail: [
+          {
+            loc: ['body'],
+            msg: 'The request could not be processed (answered by Prefer: code=422).',
+            type: 'value_error',
+            input: null,
+            ctx: { scenario: 'Prefer: code=422' },
+          },
+        ],
       });
     });
 
@@ -92,7 +106,9 @@ describe('scenario selection', () => {
       const res = await sb.http.get('/connections').set('authorization', sb.auth).set('prefer', 'code=429');
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
-        type: 'error', code: 'bad_request', status: 400,
+        type: 'error',
+        code: 'bad_request',
+        status: 400,
         message: `Prefer: code=429 cannot be answered: operation listConnections declares ${declared('listConnections')}.`,
         details: [{ location: 'header', pointer: '/prefer', type: 'undeclared_status', message: `Ask for one of ${declared('listConnections')}.` }],
       });
@@ -119,7 +135,10 @@ describe('scenario selection', () => {
       const limited = res.body.items.find((s: any) => s.name === 'rate-limited');
       expect(limited.file).toBe('scenarios/rate-limited.yaml');
       expect(limited.description).toMatch(/^The first two requests per merchant account answer 429/);
-      expect(limited.steps).toEqual([{ respond: { status: 429, retry_after: 1 }, times: 2 }, { pass: true, times: 1 }]);
+      expect(limited.steps).toEqual([
+        { respond: { status: 429, retry_after: 1 }, times: 2 },
+        { pass: true, times: 1 },
+      ]);
       expect(limited.operations).toContain('listGiftCards');
       expect(limited.operations).not.toContain('listConnections'); // it does not declare 429
       expect(limited.report_execution).toBeNull();
@@ -179,7 +198,9 @@ describe('scenario selection', () => {
       expect(unknown.body.details[0].pointer).toBe('/scenarios');
       const merchant = await sb.http.put('/_sandbox/scenarios/active').send({ scenarios: ['slow'], merchant_account_id: 'ghost' });
       expect(merchant.status).toBe(400);
-      expect(merchant.body.message).toBe("Merchant account 'ghost' does not exist in namespace 'default'; known: default, merchant-two. Use null for every merchant account.");
+      expect(merchant.body.message).toBe(
+        "Merchant account 'ghost' does not exist in namespace 'default'; known: default, merchant-two. Use null for every merchant account.",
+      );
       const shape = await sb.http.put('/_sandbox/scenarios/active').send({ scenario: 'slow' });
       expect(shape.status).toBe(400);
       expectErrorBody(shape.body, 400, 'bad_request');

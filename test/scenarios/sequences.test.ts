@@ -31,7 +31,10 @@ steps:
     steps: [
       {
         respond: {
-          status: 409, code: 'duplicate_record', message: 'Key already registered.', resource_id: 'a0000000-0000-4000-8000-000000000004',
+          status: 409,
+          code: 'duplicate_record',
+          message: 'Key already registered.',
+          resource_id: 'a0000000-0000-4000-8000-000000000004',
           details: [{ location: 'body', type: 'duplicate', pointer: '/public_key', message: 'This public key is registered.' }],
           headers: { 'x-upstream': 'vault' },
         },
@@ -93,7 +96,13 @@ describe('scenario sequences', () => {
 
   it('50 concurrent requests get exactly the specified count of each answer', async () => {
     const responses = await Promise.all(Array.from({ length: 50 }, () => giftCards('burst')));
-    expect(tally(responses.map((r) => r.status))).toEqual(new Map([[500, 10], [429, 15], [200, 25]]));
+    expect(tally(responses.map((r) => r.status))).toEqual(
+      new Map([
+        [500, 10],
+        [429, 15],
+        [200, 25],
+      ]),
+    );
     for (const r of responses.filter((x) => x.status === 429)) expect(r.headers['retry-after']).toBe('30');
     expect((await giftCards('burst')).status).toBe(200);
     const active = await sb.http.get('/_sandbox/scenarios/active');
@@ -101,9 +110,16 @@ describe('scenario sequences', () => {
   });
 
   it('never shares a sequence across merchant accounts, even concurrently', async () => {
-    const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => giftCards('burst', i % 2 ? 'merchant-two' : 'default').then((r) => [i % 2, r.status] as const)));
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => giftCards('burst', i % 2 ? 'merchant-two' : 'default').then((r) => [i % 2, r.status] as const)),
+    );
     for (const account of [0, 1]) {
-      expect(tally(responses.filter(([a]) => a === account).map(([, s]) => s))).toEqual(new Map([[500, 10], [429, 15]]));
+      expect(tally(responses.filter(([a]) => a === account).map(([, s]) => s))).toEqual(
+        new Map([
+          [500, 10],
+          [429, 15],
+        ]),
+      );
     }
   });
 
@@ -118,12 +134,21 @@ describe('scenario sequences', () => {
     expect(first.status).toBe(409);
     expect(first.headers['x-upstream']).toBe('vault');
     expect(first.body).toEqual({
-      type: 'error', code: 'duplicate_record', status: 409, message: 'Key already registered.', resource_id: WELL_KNOWN.keyPairs.rsa.id,
+      type: 'error',
+      code: 'duplicate_record',
+      status: 409,
+      message: 'Key already registered.',
+      resource_id: WELL_KNOWN.keyPairs.rsa.id,
       details: [{ location: 'body', type: 'duplicate', pointer: '/public_key', message: 'This public key is registered.' }],
     });
     // The sequence is per scenario (not per operation) and per merchant account.
-    const buyerPut = (id: string, merchant: string) => sb.http.put(`/buyers/${id}`).set('authorization', sb.auth)
-      .set('x-service-merchant-account-id', merchant).set('x-sandbox-scenario', 'custom-error').send({});
+    const buyerPut = (id: string, merchant: string) =>
+      sb.http
+        .put(`/buyers/${id}`)
+        .set('authorization', sb.auth)
+        .set('x-service-merchant-account-id', merchant)
+        .set('x-sandbox-scenario', 'custom-error')
+        .send({});
     const second = await buyerPut(WELL_KNOWN.buyers.default.id, 'default');
     expect(second.status).toBe(409);
     expect(second.body.message).toBe('A duplicate record exists (answered by scenario custom-error).');
@@ -139,7 +164,11 @@ describe('scenario sequences', () => {
     expect(replaced.status).toBe(200);
     expect(replaced.headers['content-type']).toBe('application/json');
     expect(replaced.body).toEqual({ items: [{ type: 'card-scheme-definition', id: 'made-up', icon_url: 'https://x.example/i.svg', display_name: 'Made up' }] });
-    const merged = await sb.http.post('/reports').set('authorization', sb.auth).set('x-sandbox-scenario', 'rewrite').send({ ...REPORT_BODY, schedule_enabled: false });
+    const merged = await sb.http
+      .post('/reports')
+      .set('authorization', sb.auth)
+      .set('x-sandbox-scenario', 'rewrite')
+      .send({ ...REPORT_BODY, schedule_enabled: false });
     expect(merged.status).toBe(201);
     expect(merged.body.name).toBe('Renamed');
     expect(merged.body.spec).toEqual({ model: 'transactions', params: { injected: true } });
@@ -151,7 +180,10 @@ describe('scenario sequences', () => {
 
   it('leaves error answers alone in a merge step', async () => {
     await sb.http.get('/card-scheme-definitions').set('authorization', sb.auth).set('x-sandbox-scenario', 'rewrite'); // takes step 0 (override)
-    const res = await sb.http.put(`/buyers/${WELL_KNOWN.buyers.default.id}`).set('authorization', sb.auth).set('x-sandbox-scenario', 'rewrite')
+    const res = await sb.http
+      .put(`/buyers/${WELL_KNOWN.buyers.default.id}`)
+      .set('authorization', sb.auth)
+      .set('x-sandbox-scenario', 'rewrite')
       .send({ display_name: 7 });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('bad_request');

@@ -33,7 +33,10 @@ function snapshotOf(file: string) {
   return { text: readFileSync(file, 'utf8'), ino: stat.ino, mtimeMs: stat.mtimeMs, size: stat.size };
 }
 function logLines(file: string): any[] {
-  return readFileSync(`${file}.log`, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+  return readFileSync(`${file}.log`, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l));
 }
 const storedBuyer = async (sb: TestSandbox, id = BUYER) => sb.http.get(`/_sandbox/records/buyers/${id}?shape=stored`);
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -123,7 +126,11 @@ describe('starting from a log', () => {
     const file = join(dir, 'torn.json');
     const first = await open(file);
     const buyer = { ...store(first).buyers.get(BUYER)!, display_name: 'From the log' };
-    const other = WELL_KNOWN.buyers.merchantTwo?.id ?? store(first).buyers.all().find((b) => b.id !== BUYER)!.id;
+    const other =
+      WELL_KNOWN.buyers.merchantTwo?.id ??
+      store(first)
+        .buyers.all()
+        .find((b) => b.id !== BUYER)!.id;
     writeFileSync(`${file}.log`, `${JSON.stringify({ c: 'buyers', put: buyer })}\n{"c":"buyers","put":{"id":"${other}","display_na`);
 
     const second = await open(file);
@@ -139,7 +146,9 @@ describe('starting from a log', () => {
     const snapshot = readFileSync(file, 'utf8');
     const log = `{"c":"buyers","del":"${BUYER}"}\n{"c":"buyers","put":{"id":\n{"c":"buyers","del":"${BUYER}"}\n`;
     writeFileSync(`${file}.log`, log);
-    await expect(buildSandbox({ dataFile: file, logLevel: 'silent' })).rejects.toThrow(new RegExp(`^the change log ${escape(file)}\\.log is corrupt at line 2: not JSON`));
+    await expect(buildSandbox({ dataFile: file, logLevel: 'silent' })).rejects.toThrow(
+      new RegExp(`^the change log ${escape(file)}\\.log is corrupt at line 2: not JSON`),
+    );
     expect(readFileSync(file, 'utf8')).toBe(snapshot);
     expect(readFileSync(`${file}.log`, 'utf8')).toBe(log);
   });
@@ -148,21 +157,31 @@ describe('starting from a log', () => {
     const file = join(dir, 'bad-change.json');
     await open(file);
     writeFileSync(`${file}.log`, `{"c":"buyers","del":"${BUYER}"}\n{"c":"dragons","del":"x"}\n`);
-    await expect(buildSandbox({ dataFile: file, logLevel: 'silent' })).rejects.toThrow(`the change log ${file}.log is corrupt at line 2: "c" is not a collection name ("dragons")`);
+    await expect(buildSandbox({ dataFile: file, logLevel: 'silent' })).rejects.toThrow(
+      `the change log ${file}.log is corrupt at line 2: "c" is not a collection name ("dragons")`,
+    );
     writeFileSync(`${file}.log`, `{"c":"buyers","put":{"display_name":"no id"}}\n`);
-    await expect(buildSandbox({ dataFile: file, logLevel: 'silent' })).rejects.toThrow(`the change log ${file}.log is corrupt at line 1: "put" is not a record with a string id`);
+    await expect(buildSandbox({ dataFile: file, logLevel: 'silent' })).rejects.toThrow(
+      `the change log ${file}.log is corrupt at line 1: "put" is not a record with a string id`,
+    );
     writeFileSync(`${file}.log`, `{"c":"buyers","ins":{"id":""}}\n`);
-    await expect(buildSandbox({ dataFile: file, logLevel: 'silent' })).rejects.toThrow(`the change log ${file}.log is corrupt at line 1: "ins" is not a record with a string id`);
+    await expect(buildSandbox({ dataFile: file, logLevel: 'silent' })).rejects.toThrow(
+      `the change log ${file}.log is corrupt at line 1: "ins" is not a record with a string id`,
+    );
     writeFileSync(`${file}.log`, `[1]\n{"c":"buyers"}\n`);
     await expect(buildSandbox({ dataFile: file, logLevel: 'silent' })).rejects.toThrow(`the change log ${file}.log is corrupt at line 1: not a JSON object`);
     writeFileSync(`${file}.log`, `{"c":"buyers"}\n`);
-    await expect(buildSandbox({ dataFile: file, logLevel: 'silent' })).rejects.toThrow(`the change log ${file}.log is corrupt at line 1: none of "ins" or "put" (a record) or "del" (an id)`);
+    await expect(buildSandbox({ dataFile: file, logLevel: 'silent' })).rejects.toThrow(
+      `the change log ${file}.log is corrupt at line 1: none of "ins" or "put" (a record) or "del" (an id)`,
+    );
   });
 
   it('fails boot when FILE is gone but its log holds changes, never seeding over them', async () => {
     const file = join(dir, 'lost.json');
     writeFileSync(`${file}.log`, `{"c":"buyers","del":"${BUYER}"}\n`);
-    await expect(buildSandbox({ dataFile: file, logLevel: 'silent' })).rejects.toThrow(`the data file ${file} is missing or empty but its change log ${file}.log holds changes`);
+    await expect(buildSandbox({ dataFile: file, logLevel: 'silent' })).rejects.toThrow(
+      `the data file ${file} is missing or empty but its change log ${file}.log holds changes`,
+    );
     expect(existsSync(file)).toBe(false);
     expect(readFileSync(`${file}.log`, 'utf8')).toBe(`{"c":"buyers","del":"${BUYER}"}\n`);
   });

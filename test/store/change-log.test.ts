@@ -24,13 +24,25 @@ function seed(): StoreData {
   return {
     schema_version: 1,
     seed: 7,
-    collections: { buyers: [buyer(1), buyer(2), buyer(3)], webhook_subscriptions: [{ type: 'webhook-subscription', id: 'w1', url: 'https://a.example' }, { type: 'webhook-subscription', id: 'w2', url: 'https://b.example' }] },
+    collections: {
+      buyers: [buyer(1), buyer(2), buyer(3)],
+      webhook_subscriptions: [
+        { type: 'webhook-subscription', id: 'w1', url: 'https://a.example' },
+        { type: 'webhook-subscription', id: 'w2', url: 'https://b.example' },
+      ],
+    },
   } as unknown as StoreData;
 }
 const json = (value: unknown) => JSON.parse(JSON.stringify(value));
 const logText = (file: string) => readFileSync(`${file}.log`, 'utf8');
-const buyers = (store: Store) => store.collections.buyers as unknown as { insert(r: object): void; update(id: string, p: object): void; replace(r: object): void; remove(id: string): boolean; removeWhere(p: (r: any) => boolean): number };
-
+const buyers = (store: Store) =>
+  store.collections.buyers as unknown as {
+    insert(r: object): void;
+    update(id: string, p: object): void;
+    replace(r: object): void;
+    remove(id: string): boolean;
+    removeWhere(p: (r: any) => boolean): number;
+  };
 
 describe('replaying the log', () => {
   it('reproduces the live state, record order included, after random inserts, updates, replaces and removes', async () => {
@@ -43,7 +55,8 @@ describe('replaying the log', () => {
       const existing = ids();
       const pick = existing[Math.floor(random() * existing.length)];
       const id = `b${1 + Math.floor(random() * 12)}`;
-      if (roll < 0.3 && !store.collections.buyers.get(id)) buyers(store).insert({ type: 'buyer', id, display_name: `new ${step}`, merchant_account_id: 'default' });
+      if (roll < 0.3 && !store.collections.buyers.get(id))
+        buyers(store).insert({ type: 'buyer', id, display_name: `new ${step}`, merchant_account_id: 'default' });
       else if (roll < 0.55 && pick) buyers(store).update(pick, { display_name: `upd ${step}` });
       else if (roll < 0.7 && pick) buyers(store).replace({ type: 'buyer', id: pick, display_name: `rep ${step}`, merchant_account_id: 'm2' });
       else if (roll < 0.9 && pick) buyers(store).remove(pick);
@@ -57,7 +70,12 @@ describe('replaying the log', () => {
     expect(logText(file).split('\n').filter(Boolean).length).toBe(stats.appendedLines);
 
     const log = logText(file);
-    const reopened = await Store.open(() => { throw new Error('must load, not seed'); }, { file, writeDelayMs: NO_TIMER });
+    const reopened = await Store.open(
+      () => {
+        throw new Error('must load, not seed');
+      },
+      { file, writeDelayMs: NO_TIMER },
+    );
     expect(json(reopened.data)).toEqual(json(store.data));
     expect(reopened.collections.buyers.all().map((b) => b.id)).toEqual(ids());
     // That start folded the log into a snapshot; the same log replayed onto it changes nothing.
@@ -77,7 +95,12 @@ describe('replaying the log', () => {
     store.collections.webhook_subscriptions.remove('w1');
     await store.sync();
     const log = logText(file);
-    expect(log.split('\n').filter(Boolean).map((l) => JSON.parse(l))).toEqual([
+    expect(
+      log
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
       { c: 'buyers', del: 'b1' },
       { c: 'buyers', ins: { type: 'buyer', id: 'b1', display_name: 'back', merchant_account_id: 'default' } },
       { c: 'buyers', put: { type: 'buyer', id: 'b2', display_name: 'two', merchant_account_id: 'default' } },
@@ -126,11 +149,17 @@ describe('a whole new state', () => {
     old.insert({ type: 'buyer', id: 'ghost', display_name: 'ghost', merchant_account_id: 'default' });
     buyers(store).update('b3', { display_name: 'after' });
     await store.sync();
-    expect(logText(file).split('\n').filter(Boolean).map((l) => JSON.parse(l))).toEqual([
-      { c: 'buyers', put: { type: 'buyer', id: 'b3', display_name: 'after', merchant_account_id: 'default' } },
-    ]);
+    expect(
+      logText(file)
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    ).toEqual([{ c: 'buyers', put: { type: 'buyer', id: 'b3', display_name: 'after', merchant_account_id: 'default' } }]);
     const reopened = await Store.open(seed, { file, writeDelayMs: NO_TIMER });
-    expect(reopened.collections.buyers.all().map((b) => [b.id, b.display_name])).toEqual([['b2', 'Buyer 2'], ['b3', 'after']]);
+    expect(reopened.collections.buyers.all().map((b) => [b.id, b.display_name])).toEqual([
+      ['b2', 'Buyer 2'],
+      ['b3', 'after'],
+    ]);
   });
 });
 
@@ -164,7 +193,12 @@ describe('coalescing', () => {
     vi.advanceTimersByTime(1);
     await vi.waitFor(() => expect(store.persistenceStats!.appends).toBe(1), { timeout: 5_000, interval: 5 });
     expect(store.persistenceStats).toMatchObject({ appends: 1, appendedLines: 3, pending: 0 });
-    expect(logText(file).split('\n').filter(Boolean).map((l) => JSON.parse(l).put.display_name)).toEqual(['n999', 'n997', 'n998']);
+    expect(
+      logText(file)
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).put.display_name),
+    ).toEqual(['n999', 'n997', 'n998']);
     expect(vi.getTimerCount()).toBe(0); // no timer left armed without changes
   });
 });

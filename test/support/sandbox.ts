@@ -47,7 +47,14 @@ export function expectErrorBody(body: any, status: number, code: string): void {
   const keys = Object.keys(body).sort();
   const expectedKeys = ['code', 'details', 'message', 'status', 'type', ...(body.resource_id !== undefined ? ['resource_id'] : [])].sort();
   if (JSON.stringify(keys) !== JSON.stringify(expectedKeys)) throw new Error(`error body keys ${keys} != ${expectedKeys}`);
-  if (body.type !== 'error' || body.status !== status || body.code !== code || typeof body.message !== 'string' || !body.message || !Array.isArray(body.details)) {
+  if (
+    body.type !== 'error' ||
+    body.status !== status ||
+    body.code !== code ||
+    typeof body.message !== 'string' ||
+    !body.message ||
+    !Array.isArray(body.details)
+  ) {
     throw new Error(`unexpected error body ${JSON.stringify(body)} for ${status} ${code}`);
   }
 }

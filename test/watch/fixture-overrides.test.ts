@@ -37,7 +37,9 @@ describe('fixture files', () => {
 
   it('rejects an unknown collection and a missing folder, naming them', () => {
     const dir = folder({ 'customers.json': '[]' });
-    expect(() => loadFixtureOverrides(dir)).toThrow(`fixtures file ${join(dir, 'customers.json')}: 'customers' is not a collection (use one of merchant_accounts, roles,`);
+    expect(() => loadFixtureOverrides(dir)).toThrow(
+      `fixtures file ${join(dir, 'customers.json')}: 'customers' is not a collection (use one of merchant_accounts, roles,`,
+    );
     expect(() => loadFixtureOverrides(join(dir, 'nope'))).toThrow(`fixtures folder ${join(dir, 'nope')}: does not exist`);
     const twice = folder({ 'payment-methods.json': '[]', 'payment_methods.json': '[]' });
     expect(() => loadFixtureOverrides(twice)).toThrow(`fixtures file ${join(twice, 'payment_methods.json')}: a second file for collection payment_methods`);
@@ -51,7 +53,12 @@ describe('fixture files', () => {
     const base = await buildFixtures(4010);
     const id = WELL_KNOWN.buyers.default.id;
     const before = base.collections.buyers.find((b) => b.id === id)!;
-    const merged = applyFixtureOverrides(base, { buyers: [{ id, display_name: 'Over' }, { id: 'new-buyer', display_name: 'New' }] });
+    const merged = applyFixtureOverrides(base, {
+      buyers: [
+        { id, display_name: 'Over' },
+        { id: 'new-buyer', display_name: 'New' },
+      ],
+    });
     expect(merged.collections.buyers.find((b) => b.id === id)).toEqual({ ...before, display_name: 'Over' });
     expect(merged.collections.buyers.at(-1)).toEqual({ id: 'new-buyer', display_name: 'New' });
     expect(merged.collections.buyers).toHaveLength(base.collections.buyers.length + 1);

@@ -27,7 +27,13 @@ describe('hot reload of fixtures', () => {
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
   const reset = async () => expect((await fetch(`${cli.url}/_sandbox/reset`, { method: 'POST' })).status).toBe(200);
-  const logEvents = (event: string) => cli.stdout().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.event === event);
+  const logEvents = (event: string) =>
+    cli
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.event === event);
 
   it('lists the watched folder in the banner and merges the file at boot', async () => {
     expect(cli.stderr()).toContain(`  watch     reloading on change: ${dir}\n`);
@@ -42,7 +48,13 @@ describe('hot reload of fixtures', () => {
   it('applies an edit on the next reset, without a restart', async () => {
     const reloads = logEvents('fixtures-reloaded').length;
     const template = (await buyer(buyerId)).body;
-    writeFileSync(buyersFile, JSON.stringify([{ id: buyerId, display_name: 'Edited Name' }, { ...template, id: extraId, display_name: 'Added Buyer' }]));
+    writeFileSync(
+      buyersFile,
+      JSON.stringify([
+        { id: buyerId, display_name: 'Edited Name' },
+        { ...template, id: extraId, display_name: 'Added Buyer' },
+      ]),
+    );
     await waitFor(() => (logEvents('fixtures-reloaded').length > reloads ? true : undefined), 'the reload log line');
     // Fixtures seed namespaces: the live state is unchanged until a reset.
     expect((await buyer(buyerId)).body.display_name).toBe('Boot Name');
@@ -61,7 +73,9 @@ describe('hot reload of fixtures', () => {
     writeFileSync(buyersFile, text);
     const failure = await waitFor(() => logEvents('fixtures-reload-failed')[failures], 'the reload failure log line');
     expect(failure.level).toBe('warn');
-    expect(String(failure.msg)).toMatch(new RegExp(`^fixtures edit ignored, keeping the last good version: fixtures file ${buyersFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+    expect(String(failure.msg)).toMatch(
+      new RegExp(`^fixtures edit ignored, keeping the last good version: fixtures file ${buyersFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `),
+    );
     await reset();
     expect((await buyer(buyerId)).body.display_name).toBe('Edited Name');
     expect((await buyer(extraId)).status).toBe(200);

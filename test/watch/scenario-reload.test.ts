@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, startCli, waitFor, type RunningCli } from '../cli/support/cli.js';
 
-const scenario = (status: number, name = 'custom') => `name: ${name}\ndescription: Answers ${status}.\noperations: "*"\nsteps:\n  - respond: { status: ${status} }\n`;
+const scenario = (status: number, name = 'custom') =>
+  `name: ${name}\ndescription: Answers ${status}.\noperations: "*"\nsteps:\n  - respond: { status: ${status} }\n`;
 
 describe('hot reload of scenario files', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-scn-'));
@@ -20,7 +21,13 @@ describe('hot reload of scenario files', () => {
   }, 180_000);
   afterAll(() => cli?.stop('SIGKILL'));
 
-  const events = (event: string) => cli.stdout().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.event === event);
+  const events = (event: string) =>
+    cli
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.event === event);
   const statusWith = async (name: string) => (await fetch(`${cli.url}/gift-cards`, { headers: { 'x-sandbox-scenario': name } })).status;
   const edit = async (file: string, text: string, event: string) => {
     const before = events(event).length;
@@ -40,7 +47,11 @@ describe('hot reload of scenario files', () => {
   });
 
   it('adds a new file and keeps active scenarios active', async () => {
-    const put = await fetch(`${cli.url}/_sandbox/scenarios/active`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scenarios: ['custom'] }) });
+    const put = await fetch(`${cli.url}/_sandbox/scenarios/active`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ scenarios: ['custom'] }),
+    });
     expect(put.status).toBe(200);
     expect((await fetch(`${cli.url}/gift-cards`)).status).toBe(502);
     const reloaded = await edit('second.yaml', scenario(504, 'second'), 'scenarios-reloaded');

@@ -35,7 +35,8 @@ export const apiKeyPairHandlers: HandlerMap = {
     }
     const thumbprint = await thumbprintOf(publicKeyPem);
     const existing = db.api_key_pairs.find((p) => p.thumbprint === thumbprint);
-    if (existing) throw ApiError.duplicate(`An API key pair with this public key already exists: ${existing.id}. Register another key or use that pair.`, existing.id);
+    if (existing)
+      throw ApiError.duplicate(`An API key pair with this public key already exists: ${existing.id}. Register another key or use that pair.`, existing.id);
 
     const caller = principal.keyPair;
     const pair: ApiKeyPairRecord = {
@@ -81,7 +82,9 @@ function checkRolesWithinCaller({ db, principal }: HandlerContext, roles: RoleRe
   for (const role of roles) {
     const beyond = role.scopes.filter((scope) => !(grants(principal.scopes, scope) && grants(callerRoleScopes, scope)));
     if (beyond.length) {
-      throw ApiError.forbidden(`Role '${role.name}' (${role.id}) grants scopes the caller does not hold: ${beyond.join(', ')}. A caller may assign only roles within its own scopes.`);
+      throw ApiError.forbidden(
+        `Role '${role.name}' (${role.id}) grants scopes the caller does not hold: ${beyond.join(', ')}. A caller may assign only roles within its own scopes.`,
+      );
     }
   }
 }
@@ -93,16 +96,25 @@ function checkMerchantAccountsWithinCaller({ db, principal }: HandlerContext, wa
   const limitedTo = principal.keyPair?.merchant_account_ids ?? [];
   if (!limitedTo.length) return;
   if (!wanted.length) {
-    throw ApiError.forbidden(`The caller is limited to merchant accounts ${limitedTo.join(', ')} and cannot grant access to all merchant accounts (empty merchant_account_ids); list some of its accounts.`);
+    throw ApiError.forbidden(
+      `The caller is limited to merchant accounts ${limitedTo.join(', ')} and cannot grant access to all merchant accounts (empty merchant_account_ids); list some of its accounts.`,
+    );
   }
   const beyond = wanted.filter((id) => !limitedTo.includes(id));
-  if (beyond.length) throw ApiError.forbidden(`The caller may not grant access to merchant account '${beyond.join("', '")}'; it is limited to: ${limitedTo.join(', ')}.`);
+  if (beyond.length)
+    throw ApiError.forbidden(`The caller may not grant access to merchant account '${beyond.join("', '")}'; it is limited to: ${limitedTo.join(', ')}.`);
 }
 
 /** A registered key must be a PEM ECDSA P-521 public key (the reference allows only those); returns its SPKI PEM. */
 function registeredKey(pem: string, algorithm: string, problems: ValidationItem[]): string | null {
   if (algorithm === 'RSA') {
-    problems.push({ loc: ['body', 'algorithm'], msg: 'A public_key can only be registered for an ECDSA (P-521) pair: omit algorithm or send ECDSA, or omit public_key to have an RSA pair generated.', type: 'value_error', input: algorithm, ctx: {} });
+    problems.push({
+      loc: ['body', 'algorithm'],
+      msg: 'A public_key can only be registered for an ECDSA (P-521) pair: omit algorithm or send ECDSA, or omit public_key to have an RSA pair generated.',
+      type: 'value_error',
+      input: algorithm,
+      ctx: {},
+    });
     return null;
   }
   const parsed = parseRegisteredPublicKey(pem);
@@ -113,7 +125,10 @@ function registeredKey(pem: string, algorithm: string, problems: ValidationItem[
   };
   if ('problem' in parsed) return problem(parsed.problem, parsed.secret);
   if (keyAlgorithmOf(parsed.key) !== 'ECDSA') {
-    const found = parsed.key.asymmetricKeyType === 'ec' ? `an EC key on ${parsed.key.asymmetricKeyDetails?.namedCurve ?? 'another curve'}` : `a ${parsed.key.asymmetricKeyType ?? 'different'} key`;
+    const found =
+      parsed.key.asymmetricKeyType === 'ec'
+        ? `an EC key on ${parsed.key.asymmetricKeyDetails?.namedCurve ?? 'another curve'}`
+        : `a ${parsed.key.asymmetricKeyType ?? 'different'} key`;
     return problem(`public_key must be an ECDSA P-521 (ES512) public key; this is ${found}.`);
   }
   return parsed.key.export({ type: 'spki', format: 'pem' }).toString();

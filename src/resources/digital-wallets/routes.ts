@@ -5,7 +5,8 @@ export const digitalWalletHandlers: HandlerMap = {
   /** Needs Google Pay configured (a digital-wallet connection) for the merchant account. */
   async createGooglePaySession({ db, body, merchantAccountId, services }) {
     const configured = db.connections.find(
-      (c) => c.merchant_account_id === merchantAccountId && c.definition.group === 'digital-wallet' && /google/i.test(`${c.definition.id} ${c.definition.name}`),
+      (c) =>
+        c.merchant_account_id === merchantAccountId && c.definition.group === 'digital-wallet' && /google/i.test(`${c.definition.id} ${c.definition.name}`),
     );
     if (!configured) throw ApiError.notFound(`Google Pay is not configured for merchant account '${merchantAccountId}'.`);
     const token = await services.signSandboxJwt({ origin_domain: body.origin_domain, merchant_account_id: merchantAccountId, wallet: 'google-pay' });

@@ -42,7 +42,8 @@ export class CursorCodec {
       throw invalidCursor('it is malformed');
     }
     // Four strings, and (since cursors carry a position hint) a whole number.
-    if (!Array.isArray(parts) || parts.length < 4 || parts.length > 5 || !parts.slice(0, 4).every((p) => typeof p === 'string')) throw invalidCursor('it is malformed');
+    if (!Array.isArray(parts) || parts.length < 4 || parts.length > 5 || !parts.slice(0, 4).every((p) => typeof p === 'string'))
+      throw invalidCursor('it is malformed');
     if (parts.length === 5 && !(Number.isSafeInteger(parts[4]) && parts[4] >= 0)) throw invalidCursor('it is malformed');
     const [d, created_at, id, merchant] = parts as string[];
     if (merchant !== merchantAccountId) throw invalidCursor(`it belongs to another merchant account`);

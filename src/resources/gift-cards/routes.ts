@@ -42,7 +42,9 @@ export function giftCardHandlers(cursors: CursorCodec): HandlerMap {
       // The body {items, limit, next_cursor, previous_cursor}, written as text around the kept card texts.
       const rest = `,"limit":${JSON.stringify(limit)},"next_cursor":${JSON.stringify(nextCursor)},"previous_cursor":${JSON.stringify(previousCursor)}}`;
       // A merchant account's whole list is a kept view, copied from its blocks; a filtered one is made per call.
-      const json = view ? cardJson.rangeBytes(ctx.db, rows, start, end, '{"items":', rest) : cardJson.arrayBytes(ctx.db, rows.slice(start, end), '{"items":', rest);
+      const json = view
+        ? cardJson.rangeBytes(ctx.db, rows, start, end, '{"items":', rest)
+        : cardJson.arrayBytes(ctx.db, rows.slice(start, end), '{"items":', rest);
       return { json };
     },
   };

@@ -62,7 +62,9 @@ function buyerFilter({ db, query, merchantAccountId }: HandlerContext): Set<stri
   );
   if (!matches.length) {
     const which = query.buyer_id ? `id ${query.buyer_id}` : `external identifier '${query.buyer_external_identifier}'`;
-    throw ApiError.notFound(`No buyer with ${which}${query.buyer_id && query.buyer_external_identifier ? ' and that external identifier' : ''} in merchant account '${merchantAccountId}'.`);
+    throw ApiError.notFound(
+      `No buyer with ${which}${query.buyer_id && query.buyer_external_identifier ? ' and that external identifier' : ''} in merchant account '${merchantAccountId}'.`,
+    );
   }
   return new Set(matches.map((b) => b.id));
 }

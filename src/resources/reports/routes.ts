@@ -13,7 +13,13 @@ export const reportHandlers: HandlerMap = {
     const timeZone: string = body.schedule_timezone ?? 'Etc/UTC';
     if (!isValidTimeZone(timeZone)) {
       throw ApiError.unprocessable([
-        { loc: ['body', 'schedule_timezone'], msg: `'${String(timeZone).slice(0, 100)}' is not an IANA time zone (e.g. Etc/UTC, Europe/Amsterdam).`, type: 'value_error', input: timeZone, ctx: {} },
+        {
+          loc: ['body', 'schedule_timezone'],
+          msg: `'${String(timeZone).slice(0, 100)}' is not an IANA time zone (e.g. Etc/UTC, Europe/Amsterdam).`,
+          type: 'value_error',
+          input: timeZone,
+          ctx: {},
+        },
       ]);
     }
     const next = nextExecutionAt(body.schedule, body.schedule_enabled, timeZone, clock.now());
