@@ -8,17 +8,17 @@ import { corsForBrowsers } from './http/cors.js';
 import { dispatch } from './http/dispatch.js';
 import type { SandboxEnv } from './http/env.js';
 import { handleError } from './http/error-handler.js';
-import { errorContract } from './http/response-check.js';
-import { recordInJournal } from './journal/record-request.js';
-import { logRequests } from './logging/request-log.js';
 import { matchOperation } from './http/match-operation.js';
 import { pathWithoutNamespace, selectNamespace } from './http/namespace.js';
 import { asMiddleware, pipeline } from './http/pipeline.js';
 import { requestId } from './http/request-id.js';
+import { errorContract } from './http/response-check.js';
+import { validate } from './http/validate.js';
+import { recordInJournal } from './journal/record-request.js';
+import { logRequests } from './logging/request-log.js';
+import type { SandboxDeps } from './sandbox.js';
 import { checkScenarioHeaders } from './scenarios/check-headers.js';
 import { injectScenario } from './scenarios/inject.js';
-import { validate } from './http/validate.js';
-import type { SandboxDeps } from './sandbox.js';
 
 export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   const { config } = deps;

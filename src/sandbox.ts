@@ -1,29 +1,30 @@
 // Boot: everything createApp needs, built once. Reads openapi.json, compiles its validators, checks
 // that every operation has a handler (and every handler an operation), seeds the fixtures and opens
 // the store.
-import { SignJWT, generateKeyPair, type CryptoKey } from 'jose';
-import type { Logger } from 'pino';
-import { seedData } from '../fixtures/seed-cache.js';
+
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type CryptoKey, generateKeyPair, SignJWT } from 'jose';
+import type { Logger } from 'pino';
+import { seedData } from '../fixtures/seed-cache.js';
 import { assertSafeExposure } from './admin/exposure.js';
 import { adminHandlers } from './admin/index.js';
 import type { AdminHandlerMap } from './admin/types.js';
 import { TokenCache } from './auth/verify-token.js';
 import { defaultConfig, type SandboxConfig } from './config.js';
 import { OperationRouter } from './http/operation-router.js';
-import { apiHandlers } from './resources/index.js';
-import type { HandlerMap, HandlerServices } from './resources/types.js';
-import { loadSpec, packageRoot } from './spec/load-spec.js';
-import { indexSpec, type SpecIndex } from './spec/operations.js';
-import { FixtureSource } from './store/fixture-overrides.js';
 import { createLogger } from './logging/logger.js';
 import type { RequestStats } from './logging/request-log.js';
-import { NamespaceRegistry } from './store/namespaces.js';
+import { apiHandlers } from './resources/index.js';
+import type { HandlerMap, HandlerServices } from './resources/types.js';
 import { attachScenarioRuntime } from './scenarios/attach.js';
 import { builtInScenarios } from './scenarios/catalog-cache.js';
 import { loadScenarios } from './scenarios/load-scenarios.js';
 import type { ScenarioCatalog } from './scenarios/types.js';
+import { loadSpec, packageRoot } from './spec/load-spec.js';
+import { indexSpec, type SpecIndex } from './spec/operations.js';
+import { FixtureSource } from './store/fixture-overrides.js';
+import { NamespaceRegistry } from './store/namespaces.js';
 import type { StoreData } from './store/records.js';
 import { Store } from './store/store.js';
 

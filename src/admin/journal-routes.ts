@@ -1,6 +1,6 @@
 // GET /_sandbox/requests, GET /_sandbox/requests/count, DELETE /_sandbox/requests: proof of what a
 // client sent. The request's namespace by default; `namespace=*` reads every namespace.
-import { existingJournalOf, matchesFilter, type JournalEntry, type JournalFilter } from '../journal/journal.js';
+import { existingJournalOf, type JournalEntry, type JournalFilter, matchesFilter } from '../journal/journal.js';
 import type { Namespace } from '../store/namespaces.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
 

@@ -1,8 +1,9 @@
 // What the records API knows about each collection: the schema of its stored shape (in
 // openapi.admin.json), the serializer that gives the API shape where the API returns that kind,
 // the defaults a created record gets, and which fields must name existing records.
-import type { ValidateFunction } from 'ajv';
+
 import { randomUUID } from 'node:crypto';
+import type { ValidateFunction } from 'ajv';
 import { keyAlgorithmOf, parsePublicKey, thumbprintOf } from '../auth/key-material.js';
 import { ApiError, type ErrorDetail } from '../http/api-error.js';
 import { serializeApiKeyPair } from '../resources/api-key-pairs/serialize.js';

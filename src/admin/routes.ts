@@ -6,8 +6,8 @@ import { ApiError } from '../http/api-error.js';
 import { writeResult } from '../http/dispatch.js';
 import type { SandboxEnv } from '../http/env.js';
 import { readJsonBody } from '../http/validate.js';
-import { validateRequest } from '../spec/operations.js';
 import type { SandboxDeps } from '../sandbox.js';
+import { validateRequest } from '../spec/operations.js';
 
 export const ADMIN_TOKEN_HEADER = 'x-sandbox-admin-token';
 

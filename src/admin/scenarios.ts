@@ -1,7 +1,7 @@
 // Control API of scenarios: what is loaded, what is active where, and the step counters.
 import { ApiError } from '../http/api-error.js';
 import { checkScenarioNames } from '../scenarios/match.js';
-import { scenarioStateOf, type ScenarioState } from '../scenarios/state.js';
+import { type ScenarioState, scenarioStateOf } from '../scenarios/state.js';
 import { scenarioNames } from '../scenarios/types.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
 

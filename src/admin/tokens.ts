@@ -3,8 +3,8 @@
 // (fixtures/keys) are used.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { WELL_KNOWN } from '../../fixtures/well-known.js';
 import { defaultKeysDir } from '../../fixtures/keys-dir.js';
+import { WELL_KNOWN } from '../../fixtures/well-known.js';
 import { publicKeyPemOf, thumbprintOf } from '../auth/key-material.js';
 import { mintToken } from '../auth/mint-token.js';
 import { ApiError } from '../http/api-error.js';

@@ -3,12 +3,12 @@
 import type { Context } from 'hono';
 import { ApiError } from '../http/api-error.js';
 import type { Principal, SandboxEnv } from '../http/env.js';
+import { requestHeader } from '../http/headers.js';
+import type { Step } from '../http/pipeline.js';
 import type { Store } from '../store/store.js';
 import { ALL_SCOPES } from './mint-token.js';
 import { allowedScope, grants, roleScopesOf } from './scopes.js';
-import { unauthorized, verifyToken, type TokenCache, type VerifiedToken } from './verify-token.js';
-import type { Step } from '../http/pipeline.js';
-import { requestHeader } from '../http/headers.js';
+import { type TokenCache, unauthorized, type VerifiedToken, verifyToken } from './verify-token.js';
 
 export const MERCHANT_ACCOUNT_HEADER = 'x-service-merchant-account-id';
 export const DEFAULT_MERCHANT_ACCOUNT = 'default';
@@ -78,7 +78,7 @@ function authorize(c: Context<SandboxEnv>, verified: VerifiedToken): void {
 /** `Bearer <token>`: the scheme is case-insensitive and may be followed by several spaces (RFC 7235). */
 export function bearerToken(header: string | undefined): string {
   // The common case, "Bearer <jwt>" with one space, without a regular expression.
-  if (header !== undefined && header.startsWith('Bearer ') && header.length > 7 && !/\s/.test(header.slice(7))) return header.slice(7);
+  if (header?.startsWith('Bearer ') && header.length > 7 && !/\s/.test(header.slice(7))) return header.slice(7);
   const match = /^\s*(\S+)(?:\s+(.*?))?\s*$/.exec(header ?? '');
   if (!match) throw unauthorized('Missing Authorization header: send "Authorization: Bearer <token>".');
   if (match[1].toLowerCase() !== 'bearer') {

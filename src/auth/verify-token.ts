@@ -2,7 +2,7 @@
 // request or response objects here. Token times are checked against the wall clock (clients mint
 // tokens with real time), never against the sandbox clock, which tests may move by days.
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
+import { decodeProtectedHeader, type JWTPayload, errors as joseErrors, jwtVerify, type ProtectedHeaderParameters } from 'jose';
 import { ApiError } from '../http/api-error.js';
 import type { ApiKeyPairRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';

@@ -5,7 +5,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isLoopbackHost } from '../admin/exposure.js';
 import { defaultConfig, type SandboxConfig } from '../config.js';
-import { optionByFlag, START_OPTIONS, type OptionSpec } from './options.js';
+import { type OptionSpec, optionByFlag, START_OPTIONS } from './options.js';
 import { UsageError } from './usage-error.js';
 
 export const CONFIG_FILE_NAME = 'sandbox.config.json';

@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { SandboxConfig } from '../config.js';
 import { createLogger } from '../logging/logger.js';
-import { startSandbox, type RunningSandbox } from '../start.js';
+import { type RunningSandbox, startSandbox } from '../start.js';
 import { watchedFolders } from '../watch/watch-sources.js';
 import { formatBanner, reachableUrl } from './banner.js';
 import { startHelp } from './help.js';

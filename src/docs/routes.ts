@@ -3,7 +3,7 @@
 // auth: these are documents, not operations. Mounted before operation matching in createApp.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { ApiError } from '../http/api-error.js';
 import type { SandboxEnv } from '../http/env.js';
 import { packageRoot } from '../spec/load-spec.js';

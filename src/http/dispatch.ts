@@ -11,7 +11,7 @@ import type { CollectionMap } from '../store/store.js';
 import type { Principal, SandboxEnv } from './env.js';
 import { emptyResponse, jsonResponse, jsonTextResponse } from './json-response.js';
 import type { Answer } from './pipeline.js';
-import { SelfCheckError, problemWithAnswer } from './response-check.js';
+import { problemWithAnswer, SelfCheckError } from './response-check.js';
 
 export interface DispatchOptions {
   handlers: HandlerMap;

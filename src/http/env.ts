@@ -1,7 +1,8 @@
 // The typed context every middleware and handler shares.
+
+import type { Operation } from '../spec/operations.js';
 import type { Namespace } from '../store/namespaces.js';
 import type { ApiKeyPairRecord } from '../store/records.js';
-import type { Operation } from '../spec/operations.js';
 
 export interface Principal {
   /** `key-pair`: a verified token; `anonymous`: an operation without security; `auth-off`: --auth none. */

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { ApiError, errorBody } from './api-error.js';
 import type { SandboxEnv } from './env.js';
 import { jsonResponse } from './json-response.js';
-import { SelfCheckError, type ErrorContract } from './response-check.js';
+import { type ErrorContract, SelfCheckError } from './response-check.js';
 
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;

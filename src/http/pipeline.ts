@@ -15,8 +15,10 @@ import type { SandboxEnv } from './env.js';
 type Ctx = Context<SandboxEnv>;
 
 /** Runs the rest of the pipeline inside the step (CORS adds its headers after it); may answer instead. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a step with nothing to say returns nothing (void), not undefined
 export type Around = (rest: () => Promise<void>) => Promise<Response | void>;
 
+// biome-ignore lint/suspicious/noConfusingVoidType: a step with nothing to say returns nothing (void), not undefined
 type BeforeResult = void | Response | Around;
 
 export interface Step {
@@ -43,6 +45,7 @@ export function pipeline(steps: Step[], answer: Answer, onError: ErrorHandler<Sa
   /** Steps from `at` on, then the answer; steps[from..at) have passed. */
   function advance(c: Ctx, from: number, at: number): Done {
     let i = at;
+    // biome-ignore lint/complexity/noUselessUndefinedInitialization: TypeScript needs it definitely assigned when no step runs
     let result: BeforeResult | Promise<BeforeResult> = undefined;
     try {
       for (; i < steps.length; i++) {
@@ -78,6 +81,7 @@ export function pipeline(steps: Step[], answer: Answer, onError: ErrorHandler<Sa
     if (result === undefined) return advance(c, from, i + 1);
     // A step that answers is not passed: its `after` does not run.
     if (result instanceof Response) return answered(c, from, i, result);
+    // biome-ignore lint/suspicious/noConfusingVoidType: a step with nothing to say returns nothing (void), not undefined
     let wrapped: Promise<Response | void>;
     try {
       wrapped = result(async () => advance(c, i + 1, i + 1));

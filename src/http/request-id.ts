@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { REQUEST_ID_HEADER, sentBody } from './json-response.js';
 import { requestHeader } from './headers.js';
+import { REQUEST_ID_HEADER, sentBody } from './json-response.js';
 import type { Step } from './pipeline.js';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;

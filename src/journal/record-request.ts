@@ -5,13 +5,13 @@
 // journal is read (see redact.ts), so recording costs the request path almost nothing.
 import type { Context } from 'hono';
 import type { SandboxEnv } from '../http/env.js';
-import type { Step } from '../http/pipeline.js';
 import { requestHeader, requestHeaders } from '../http/headers.js';
-import { sentBody, type SentBody } from '../http/json-response.js';
+import { type SentBody, sentBody } from '../http/json-response.js';
+import type { Step } from '../http/pipeline.js';
 import { journalOf } from './journal.js';
 import { MAX_BODY_CHARS, REDACTED, SECRET_HEADERS } from './redact.js';
 
-export { REDACTED, MAX_BODY_CHARS, redactFields } from './redact.js';
+export { MAX_BODY_CHARS, REDACTED, redactFields } from './redact.js';
 
 export interface JournalOptions {
   /** Most entries kept per namespace (config.journalSize). */

@@ -2,8 +2,9 @@
 // scheme definitions. The API cannot change them (the control API can), and clients read them
 // again and again: the lists that need no lookup are answered with their JSON text, kept until a
 // collection they show changes.
-import { AnswerJson } from './record-json.js';
+
 import { findOwned } from './lookup.js';
+import { AnswerJson } from './record-json.js';
 import type { HandlerMap } from './types.js';
 
 const connectionsJson = new AnswerJson<string>(

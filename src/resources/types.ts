@@ -1,10 +1,11 @@
 // What an operation handler receives and returns. Handlers are plain functions keyed by the
 // operationId of openapi.json; they read and write the namespace's store and throw ApiError.
-import type { SentBody } from '../http/json-response.js';
+
 import type { Clock } from '../clock.js';
 import type { Principal } from '../http/env.js';
-import type { Namespace } from '../store/namespaces.js';
+import type { SentBody } from '../http/json-response.js';
 import type { Operation } from '../spec/operations.js';
+import type { Namespace } from '../store/namespaces.js';
 import type { CollectionMap } from '../store/store.js';
 import type { RequestLifecycle } from './reports/scheduler.js';
 

@@ -2,13 +2,13 @@
 // request reaches its operation, like x-sandbox-namespace: a mistake in them is the tester's, so
 // its 400 answers for the sandbox, not for the operation (whose contract may not list 400).
 import { ApiError } from '../http/api-error.js';
-import type { Step } from '../http/pipeline.js';
+import { requestHeader } from '../http/headers.js';
 import type { OperationRouter } from '../http/operation-router.js';
+import type { Step } from '../http/pipeline.js';
 import type { Operation } from '../spec/operations.js';
-import { SCENARIO_HEADER, checkScenarioNames, parseScenarioList } from './match.js';
+import { checkScenarioNames, parseScenarioList, SCENARIO_HEADER } from './match.js';
 import { parsePrefer } from './prefer.js';
 import type { ScenarioCatalog } from './types.js';
-import { requestHeader } from '../http/headers.js';
 
 export interface CheckHeadersDeps {
   scenarios: ScenarioCatalog;

@@ -5,15 +5,15 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 import { ApiError } from '../http/api-error.js';
 import type { SandboxEnv } from '../http/env.js';
+import { requestHeader } from '../http/headers.js';
 import type { Step } from '../http/pipeline.js';
-import { SCENARIO_HEADER, answeringScenario, parseScenarioList, selectedLifecycle } from './match.js';
+import { answeringScenario, parseScenarioList, SCENARIO_HEADER, selectedLifecycle } from './match.js';
 import { parsePrefer } from './prefer.js';
 import { scenarioError } from './respond.js';
 import { rewriteBody } from './rewrite.js';
+import type { TakenStep } from './state.js';
 import { scenarioStateOf } from './state.js';
 import type { Scenario, ScenarioCatalog } from './types.js';
-import type { TakenStep } from './state.js';
-import { requestHeader } from '../http/headers.js';
 
 export interface InjectDeps {
   scenarios: ScenarioCatalog;

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
-import { DEFAULT_LIFECYCLE, checkPlan, type LifecyclePlan } from '../resources/reports/lifecycle.js';
+import { checkPlan, DEFAULT_LIFECYCLE, type LifecyclePlan } from '../resources/reports/lifecycle.js';
 import { packageRoot } from '../spec/load-spec.js';
 import type { Operation, SpecIndex } from '../spec/operations.js';
 import type { ReportExecutionStatus } from '../store/records.js';
@@ -92,7 +92,9 @@ function compileFile(label: string, text: string, ext: string, spec: SpecIndex, 
   }
   const at = (pointer: string, message: string) => problems.push(`${label}: ${pointer}: ${message}`);
   const steps: Step[] = (doc.steps ?? []).map((s: any): Step => ({ ...s, times: s.times ?? 1 }));
-  steps.forEach((step, i) => checkActions(step, `/steps/${i}`, at));
+  steps.forEach((step, i) => {
+    checkActions(step, `/steps/${i}`, at);
+  });
   if (steps.length && doc.operations === undefined) {
     at('/operations', 'name the operations the steps apply to: operationIds, "METHOD /path", or "*" for every operation that declares the statuses used');
   }

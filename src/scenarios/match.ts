@@ -1,7 +1,7 @@
 // Which scenarios a request selected and which of them answers it. Pure functions over the catalog.
 import { ApiError } from '../http/api-error.js';
 import type { LifecyclePlan } from '../resources/reports/lifecycle.js';
-import { scenarioNames, type Scenario, type ScenarioCatalog } from './types.js';
+import { type Scenario, type ScenarioCatalog, scenarioNames } from './types.js';
 
 export const SCENARIO_HEADER = 'x-sandbox-scenario';
 
@@ -32,7 +32,7 @@ export function checkScenarioNames(catalog: ScenarioCatalog, names: string[], wh
 export function answeringScenario(catalog: ScenarioCatalog, names: readonly string[], operationId: string): Scenario | null {
   for (const name of names) {
     const scenario = catalog.byName.get(name);
-    if (scenario && scenario.steps.length && scenario.operations.has(operationId)) return scenario;
+    if (scenario?.steps.length && scenario.operations.has(operationId)) return scenario;
   }
   return null;
 }

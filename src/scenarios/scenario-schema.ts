@@ -62,6 +62,7 @@ export const SCENARIO_FILE_SCHEMA = {
     operations: {
       type: ['string', 'array'],
       if: { type: 'string' },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a promise
       then: { const: '*' },
       minItems: 1,
       items: { type: 'string', minLength: 1 },

@@ -173,7 +173,9 @@ class Replayer {
     let index = this.indexes.get(name);
     if (!index) {
       index = new Map();
-      rows.forEach((row, i) => row && index!.set(row.id, i));
+      rows.forEach((row, i) => {
+        if (row) index!.set(row.id, i);
+      });
       this.indexes.set(name, index);
     }
     return index;

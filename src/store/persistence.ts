@@ -13,7 +13,7 @@ import { appendFile, writeFile } from 'node:fs/promises';
 import { Low } from 'lowdb';
 import { DataFile } from 'lowdb/node';
 import type { CollectionListener } from './collection.js';
-import { logFileOf, type LogChange } from './persistence-load.js';
+import { type LogChange, logFileOf } from './persistence-load.js';
 import type { StoreData } from './records.js';
 
 export interface PersistenceOptions {

@@ -2,10 +2,11 @@
 // control API, namespace states) keeps the same ScenarioCatalog object, so its map is replaced in
 // place. Step sequences restart (a sequence's position means nothing in an edited file); which
 // scenarios are active stays as it was.
-import { loadScenarios } from '../scenarios/load-scenarios.js';
-import { scenarioStateOf, type ScenarioState } from '../scenarios/state.js';
-import { scenarioNames } from '../scenarios/types.js';
+
 import type { SandboxDeps } from '../sandbox.js';
+import { loadScenarios } from '../scenarios/load-scenarios.js';
+import { type ScenarioState, scenarioStateOf } from '../scenarios/state.js';
+import { scenarioNames } from '../scenarios/types.js';
 
 export type ScenarioReloadDeps = Pick<SandboxDeps, 'config' | 'api' | 'scenarios' | 'namespaces'>;
 

@@ -1,6 +1,6 @@
 // Watches a folder with fs.watch and calls back once per burst of changes: editors write a file in
 // several steps (truncate, write, rename), so events are gathered for `debounceMs` first.
-import { watch, type FSWatcher } from 'node:fs';
+import { type FSWatcher, watch } from 'node:fs';
 import { join } from 'node:path';
 
 export interface FolderWatcher {

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { SandboxConfig } from '../config.js';
 import type { SandboxDeps } from '../sandbox.js';
 import { reloadScenarios, type ScenarioReloadDeps } from './reload-scenarios.js';
-import { watchFolder, type FolderWatcher } from './watch-folder.js';
+import { type FolderWatcher, watchFolder } from './watch-folder.js';
 
 export interface SourceWatcher {
   close(): void;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLoopbackHost } from '../../src/admin/exposure.js';
-import { buildSandbox } from '../../src/sandbox.js';
 import { startSandbox } from '../../src/index.js';
+import { buildSandbox } from '../../src/sandbox.js';
 import { expectErrorBody, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
 describe('admin token rule', () => {

@@ -1,6 +1,6 @@
-import { decodeProtectedHeader, decodeJwt } from 'jose';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, keyPem, startTestSandbox, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
+import { expectErrorBody, keyPem, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 describe('reset, snapshot, tokens', () => {
   let sb: TestSandbox;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Journal, type RawJournalEntry } from '../../src/journal/journal.js';
 import { clip, MAX_BODY_CHARS } from '../../src/journal/record-request.js';
-import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
+import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 const entry = (path: string): RawJournalEntry => ({
   timestamp: '2026-01-01T00:00:00.000Z',
@@ -67,7 +67,9 @@ describe('journal bounds', () => {
       });
       const [newest, ...older] = journal.entries();
       expect(newest).toMatchObject({ id: i, path: `/w${i}`, status: 200 + (i % 5), response_body: { i } });
-      older.forEach((e, k) => expect(e).toMatchObject({ id: i - 1 - k, path: `/w${i - 1 - k}`, response_body: { i: i - 1 - k } }));
+      older.forEach((e, k) => {
+        expect(e).toMatchObject({ id: i - 1 - k, path: `/w${i - 1 - k}`, response_body: { i: i - 1 - k } });
+      });
     }
     expect(journal.allocatedBytes).toBe(4096);
     expect(journal.size + journal.dropped).toBe(400);
@@ -180,7 +182,7 @@ describe('journal bounds', () => {
     it('records a list page (sent as bytes) whole when short, and as a marked prefix of its text when long', async () => {
       const small = await sb.http.get('/gift-cards?limit=2').set('authorization', sb.auth);
       expect(small.status).toBe(200);
-      let [logged] = (await sb.http.get('/_sandbox/requests')).body.items;
+      const [logged] = (await sb.http.get('/_sandbox/requests')).body.items;
       expect(logged).toMatchObject({ operation_id: 'listGiftCards', status: 200, path: '/gift-cards', query: { limit: '2' } });
       expect(logged.response_body).toEqual(small.body);
 

@@ -1,7 +1,7 @@
 import { request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestSandbox, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
+import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 function listen(server: Server): Promise<AddressInfo> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address() as AddressInfo)));

@@ -1,6 +1,6 @@
 // The README's vitest example, word for word except the import path ('payments-sandbox' there).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, WELL_KNOWN, type RunningSandbox } from '../../src/index.js';
+import { type RunningSandbox, startSandbox, WELL_KNOWN } from '../../src/index.js';
 
 let sandbox: RunningSandbox;
 let auth: { authorization: string; 'content-type': string };

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLLECTION_NAMES } from '../../src/store/records.js';
-import { expectErrorBody, keyPem, startTestSandbox, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
-import { publicKeyPemOf, thumbprintOf } from '../../src/auth/key-material.js';
 import { generateKeyPairSync } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publicKeyPemOf, thumbprintOf } from '../../src/auth/key-material.js';
+import { COLLECTION_NAMES } from '../../src/store/records.js';
+import { expectErrorBody, keyPem, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 describe('records API', () => {
   let sb: TestSandbox;

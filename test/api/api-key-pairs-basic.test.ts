@@ -1,12 +1,11 @@
 // POST /api-key-pairs, the basics: generated and registered pairs, every field, the new pair
 // authenticating, duplicates, and the 400/422 cases of the create request.
-import { generateKeyPairSync } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK } from 'jose';
-import { createPublicKey } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { mintToken } from '../../src/auth/mint-token.js';
 import { expectErrorBody, keyPem, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
-import { FROZEN_AT, UUID, expectBadRequest, expectForbidden, expectJson, expectUnprocessable, store, useFrozenSandbox } from './support.js';
+import { expectBadRequest, expectForbidden, expectJson, expectUnprocessable, FROZEN_AT, store, UUID, useFrozenSandbox } from './support.js';
 
 const ROLES = WELL_KNOWN.roles;
 const p521 = () => generateKeyPairSync('ec', { namedCurve: 'secp521r1' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();

@@ -2,7 +2,7 @@
 // every validation error of the buyer update request.
 import { describe, expect, it } from 'vitest';
 import { WELL_KNOWN } from '../support/sandbox.js';
-import { FROZEN_AT, MERCHANT_HEADER, expectBadRequest, expectJson, expectMethodNotAllowed, expectNotFound, store, useFrozenSandbox } from './support.js';
+import { expectBadRequest, expectJson, expectMethodNotAllowed, expectNotFound, FROZEN_AT, MERCHANT_HEADER, store, useFrozenSandbox } from './support.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 const JANE = {

@@ -1,8 +1,8 @@
 // Read-only configuration lists: GET /connections, /flows/{flow},
 // /vault-forward/configs/{id}/authentications and /card-scheme-definitions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
-import { ISO, MERCHANT_HEADER, UUID, expectBadRequest, expectJson, expectMethodNotAllowed, expectNotFound, store } from './support.js';
+import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { expectBadRequest, expectJson, expectMethodNotAllowed, expectNotFound, ISO, MERCHANT_HEADER, store, UUID } from './support.js';
 
 const FLOWS = ['checkout', 'card-transaction', 'non-card-transaction', 'redirect-transaction'] as const;
 

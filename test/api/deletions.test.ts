@@ -1,8 +1,8 @@
 // The four DELETE operations: 204 without body or content type, the record gone (a second delete is
 // 404), records of another merchant account untouchable, and the anti-fraud cascade.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, tokenFor, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
-import { MERCHANT_HEADER, expectBadRequest, expectForbidden, expectJson, expectMethodNotAllowed, expectNoContent, expectNotFound, store } from './support.js';
+import { startTestSandbox, type TestSandbox, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
+import { expectBadRequest, expectForbidden, expectJson, expectMethodNotAllowed, expectNoContent, expectNotFound, MERCHANT_HEADER, store } from './support.js';
 
 type Collections = ReturnType<typeof store>;
 const CASES = [

@@ -1,7 +1,7 @@
 // One seed, one data set: two sandboxes built with the same seed answer every list operation with
 // byte-identical bodies; another seed changes the generated data but not the well-known records.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
+import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 const PM = WELL_KNOWN.paymentMethods.card.id;
 const LISTS = [
@@ -28,7 +28,9 @@ describe('deterministic data', () => {
   beforeAll(async () => {
     [a, b, other] = await Promise.all([startTestSandbox({ seed: 1234 }), startTestSandbox({ seed: 1234 }), startTestSandbox({ seed: 98765 })]);
   });
-  afterAll(() => [a, b, other].forEach((sb) => sb?.server.close()));
+  afterAll(() => {
+    for (const sb of [a, b, other]) sb?.server.close();
+  });
   const text = async (sb: TestSandbox, path: string, merchant = 'default') => {
     const res = await sb.http.get(path).set('authorization', sb.auth).set('x-service-merchant-account-id', merchant);
     expect(res.status, `${path}: ${res.text.slice(0, 200)}`).toBe(200);

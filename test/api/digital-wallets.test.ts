@@ -2,8 +2,8 @@
 // (unauthenticated, needs an existing checkout session).
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, tokenFor, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
-import { MERCHANT_HEADER, expectBadRequest, expectJson, expectMethodNotAllowed, expectNotFound } from './support.js';
+import { startTestSandbox, type TestSandbox, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
+import { expectBadRequest, expectJson, expectMethodNotAllowed, expectNotFound, MERCHANT_HEADER } from './support.js';
 
 describe('digital wallet sessions', () => {
   let sb: TestSandbox;

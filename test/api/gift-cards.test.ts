@@ -1,10 +1,10 @@
 // GET /gift-cards: the gift card shape, cursor pagination walked end to end in both directions,
 // refused cursors, limits and the buyer filters.
 import { createHmac } from 'node:crypto';
-import { CursorCodec } from '../../src/resources/gift-cards/cursor.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
-import { ISO, MERCHANT_HEADER, UUID, expectBadRequest, expectJson, store } from './support.js';
+import { CursorCodec } from '../../src/resources/gift-cards/cursor.js';
+import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { expectBadRequest, expectJson, ISO, MERCHANT_HEADER, store, UUID } from './support.js';
 
 const JANE = WELL_KNOWN.buyers.default;
 

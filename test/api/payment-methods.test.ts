@@ -1,8 +1,8 @@
 // GET /buyers/payment-methods (filters and sorting), GET .../payment-service-tokens and
 // POST .../network-tokens/{id}/cryptogram.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
-import { MERCHANT_HEADER, expectBadRequest, expectJson, expectMethodNotAllowed, expectNotFound, store } from './support.js';
+import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { expectBadRequest, expectJson, expectMethodNotAllowed, expectNotFound, MERCHANT_HEADER, store } from './support.js';
 
 const PM = WELL_KNOWN.paymentMethods;
 const JANE = WELL_KNOWN.buyers.default;

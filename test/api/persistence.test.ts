@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildSandbox } from '../../src/sandbox.js';
 import { startSandbox } from '../../src/start.js';
-import { startTestSandbox, tokenFor, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
+import { startTestSandbox, type TestSandbox, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
 import { expectJson, expectNoContent, expectNotFound, store } from './support.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;

@@ -3,15 +3,15 @@
 import { describe, expect, it } from 'vitest';
 import { tokenFor, WELL_KNOWN } from '../support/sandbox.js';
 import {
-  FROZEN_AT,
-  MERCHANT_HEADER,
-  UUID,
   expectBadRequest,
   expectJson,
   expectNotFound,
   expectUnprocessable,
+  FROZEN_AT,
   freezeClock,
+  MERCHANT_HEADER,
   store,
+  UUID,
   useFrozenSandbox,
 } from './support.js';
 

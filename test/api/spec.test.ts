@@ -78,7 +78,7 @@ describe('openapi.json', () => {
         }
       }
     }
-    expect((doc.components?.securitySchemes as any).bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect((doc.components?.securitySchemes as any)?.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
   it('describes every error response with the reference error bodies', () => {

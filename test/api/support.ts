@@ -1,7 +1,8 @@
 // Shared assertions of the API tests: JSON success responses, the reference's 400/404/422 bodies and
 // the formats of generated fields.
-import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+
 import type { Response } from 'supertest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { expectErrorBody, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -3,13 +3,13 @@
 import { describe, expect, it } from 'vitest';
 import { tokenFor, WELL_KNOWN } from '../support/sandbox.js';
 import {
-  FROZEN_AT,
-  MERCHANT_HEADER,
   expectBadRequest,
   expectForbidden,
   expectJson,
   expectMethodNotAllowed,
   expectNotFound,
+  FROZEN_AT,
+  MERCHANT_HEADER,
   store,
   useFrozenSandbox,
 } from './support.js';

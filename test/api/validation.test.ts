@@ -1,8 +1,8 @@
 // Cross-cutting request handling of every operation: unknown paths (404), other methods (405 with
 // Allow), bodies that are not JSON, too deep or too large, and several problems in one request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestSandbox, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
-import { MERCHANT_HEADER, expectBadRequest, expectJson, expectMethodNotAllowed, expectNotFound, store } from './support.js';
+import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { expectBadRequest, expectJson, expectMethodNotAllowed, expectNotFound, MERCHANT_HEADER, store } from './support.js';
 
 /** One concrete URL per path of openapi.json. */
 const EXAMPLE_PATHS: Record<string, string> = {

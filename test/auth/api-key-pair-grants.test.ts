@@ -3,7 +3,7 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken } from '../../src/auth/mint-token.js';
-import { expectErrorBody, keyPem, startTestSandbox, tokenFor, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
+import { expectErrorBody, keyPem, startTestSandbox, type TestSandbox, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
 import { calls, createPair } from './support.js';
 
 const { admin, readOnly, embed, buyersEditor } = WELL_KNOWN.roles;

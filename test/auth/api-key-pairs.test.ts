@@ -3,7 +3,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken } from '../../src/auth/mint-token.js';
-import { expectErrorBody, keyPem, startTestSandbox, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
+import { expectErrorBody, keyPem, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 import { calls, createPair, pairRecord, thumbprintOfPem } from './support.js';
 
 const CREATED_AT = '2030-02-03T04:05:06.000Z';

@@ -1,8 +1,8 @@
 // Merchant accounts (the header, limited pairs, invisible records), the public Click to Pay
 // operation and `auth: 'none'`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestSandbox, tokenFor, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
-import { calls, privateKeyOf, signRaw, nowSeconds } from './support.js';
+import { expectErrorBody, startTestSandbox, type TestSandbox, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
+import { calls, nowSeconds, privateKeyOf, signRaw } from './support.js';
 
 function expect403(res: { status: number; body: any }, message: RegExp): void {
   expect(res.status).toBe(403);

@@ -1,7 +1,7 @@
 // Scopes (wildcards, embed, role intersection) and the 403 bodies that name what is missing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintToken } from '../../src/auth/mint-token.js';
-import { expectErrorBody, startTestSandbox, tokenFor, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
+import { expectErrorBody, startTestSandbox, type TestSandbox, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
 import { calls, createPair } from './support.js';
 
 describe('scopes', () => {

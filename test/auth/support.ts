@@ -1,9 +1,9 @@
 // Helpers of the auth tests: raw JWT signing (to build tokens that mintToken would never make),
 // requests each needing a known scope, and key pair creation through the API.
-import { createPrivateKey, createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, type KeyObject, randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, SignJWT } from 'jose';
 import { expect } from 'vitest';
-import { keyPem, WELL_KNOWN, type KeyName, type TestSandbox } from '../support/sandbox.js';
+import { type KeyName, keyPem, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 

@@ -1,9 +1,9 @@
 // Token lifetime (exp/nbf with 30 s of skew, against a pinned wall clock), the verified-token cache
 // (never accepts what verification refuses) and last_used_at (sandbox clock).
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { TokenCache } from '../../src/auth/verify-token.js';
 import { mintToken } from '../../src/auth/mint-token.js';
-import { expectErrorBody, keyPem, startTestSandbox, tokenFor, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
+import { TokenCache } from '../../src/auth/verify-token.js';
+import { expectErrorBody, keyPem, startTestSandbox, type TestSandbox, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
 import { calls, createPair, pairRecord, privateKeyOf, signRaw, thumbprintOfPem } from './support.js';
 
 const PINNED_MS = Date.UTC(2026, 10, 22, 10, 0, 0, 400); // mid-second, so second truncation is visible

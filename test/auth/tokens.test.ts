@@ -1,6 +1,6 @@
 // 401 causes of the bearer token: header shape, algorithm, kid, signature, pair state, claims.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, keyPem, startTestSandbox, tokenFor, type TestSandbox } from '../support/sandbox.js';
+import { expectErrorBody, keyPem, startTestSandbox, type TestSandbox, tokenFor } from '../support/sandbox.js';
 import { calls, privateKeyOf, signRaw, thumbprintOfPem, unsignedToken } from './support.js';
 
 describe('bearer token verification', () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { START_OPTIONS } from '../../src/cli/options.js';
-import { cliToken, ensureBuilt, runCli, startCli, type RunningCli } from './support/cli.js';
+import { cliToken, ensureBuilt, type RunningCli, runCli, startCli } from './support/cli.js';
 
 beforeAll(ensureBuilt, 180_000);
 

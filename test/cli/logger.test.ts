@@ -57,7 +57,7 @@ describe('createLogger', () => {
     const { out, lines } = capture();
     const logger = createLogger({ logLevel: 'info', logFormat: 'pretty' }, { out, colors: false });
     logger.warn({ requestId: 'ci-7', status: 500, token: 'secret-t' }, 'GET /x 500');
-    expect(lines()).toEqual([expect.stringMatching(/^\d\d:\d\d:\d\d\.\d{3} WARN  \[ci-7\] GET \/x 500 {2}status=500 token=\[redacted\]$/)]);
+    expect(lines()).toEqual([expect.stringMatching(/^\d\d:\d\d:\d\d\.\d{3} WARN {2}\[ci-7\] GET \/x 500 {2}status=500 token=\[redacted\]$/)]);
   });
 });
 

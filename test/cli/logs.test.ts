@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliToken, ensureBuilt, ROOT, startCli, waitFor, type RunningCli } from './support/cli.js';
+import { cliToken, ensureBuilt, ROOT, type RunningCli, startCli, waitFor } from './support/cli.js';
 
 beforeAll(ensureBuilt, 180_000);
 

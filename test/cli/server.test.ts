@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WELL_KNOWN } from '../../fixtures/well-known.js';
-import { cliToken, ensureBuilt, ROOT, startCli, type RunningCli } from './support/cli.js';
+import { cliToken, ensureBuilt, ROOT, type RunningCli, startCli } from './support/cli.js';
 
 beforeAll(ensureBuilt, 180_000);
 

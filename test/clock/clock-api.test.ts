@@ -1,6 +1,6 @@
 // The namespace clock through the control API, and the timestamps the sandbox writes from it.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { WELL_KNOWN, expectErrorBody, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 const T0 = '2026-03-10T12:00:00.000Z';
 

@@ -1,8 +1,8 @@
 // In real-time mode (the default) time-driven state catches up lazily on reads. Only the Date of
 // this test process is faked (vi.setSystemTime), so the wall clock moves without waiting.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { WELL_KNOWN, startTestSandbox, tokenFor, type TestSandbox } from '../support/sandbox.js';
 import { REPORT_BODY } from '../scenarios/helpers.js';
+import { startTestSandbox, type TestSandbox, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
 
 const DAILY = WELL_KNOWN.reports.daily.id; // Europe/Amsterdam: local midnight is 23:00Z in winter
 

@@ -1,7 +1,7 @@
 // Report executions move through their states with the sandbox clock; scenarios change the path.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { WELL_KNOWN, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
-import { REPORT_BODY, activate } from '../scenarios/helpers.js';
+import { activate, REPORT_BODY } from '../scenarios/helpers.js';
+import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 const T0 = '2026-03-10T12:00:00.000Z';
 const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();

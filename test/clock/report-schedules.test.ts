@@ -1,7 +1,7 @@
 // Scheduled reports create their executions as the clock passes next_execution_at, in their zone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { REPORT_BODY } from '../scenarios/helpers.js';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
 describe('report schedules driven by the clock', () => {
   let sb: TestSandbox;

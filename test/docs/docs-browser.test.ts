@@ -3,10 +3,10 @@
 // logs no console error. Skipped, with a visible warning, only where /usr/bin/chromium is absent.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/start.js';
 import { createLogger } from '../../src/logging/logger.js';
+import { type RunningSandbox, startSandbox } from '../../src/start.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);

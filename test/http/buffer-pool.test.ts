@@ -4,7 +4,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BufferPool } from '../../src/http/buffer-pool.js';
-import { startSandbox, type RunningSandbox } from '../../src/start.js';
+import { type RunningSandbox, startSandbox } from '../../src/start.js';
 
 describe('BufferPool', () => {
   it('hands out a buffer of its own, and the same memory again only once it was given back', () => {

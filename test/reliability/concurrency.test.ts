@@ -3,9 +3,9 @@
 // rate-limited) and two namespaces: the final state is checked exactly — no field lost, no id
 // duplicated, nothing created by a failed request, nothing leaking between namespaces.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/start.js';
+import { type RunningSandbox, startSandbox } from '../../src/start.js';
 import { WELL_KNOWN } from '../support/sandbox.js';
-import { send, type RawResponse } from './support.js';
+import { type RawResponse, send } from './support.js';
 
 let sb: RunningSandbox;
 let auth: string;
@@ -22,7 +22,7 @@ afterAll(() => sb.close());
 const json = (method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<RawResponse> =>
   send(sb.url, { method, path, headers: { authorization: auth, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
-const valueOf = (field: (typeof FIELDS)[number], ns: string, i: number) =>
+const fieldValue = (field: (typeof FIELDS)[number], ns: string, i: number) =>
   field === 'billing_details'
     ? { first_name: `${ns}-first-${i}`, last_name: null, email_address: null, phone_number: null, address: null, tax_id: null }
     : `${ns}-${field}-${i}`;
@@ -34,10 +34,10 @@ function load(ns: string) {
   const prefix = ns === 'default' ? '' : `/ns/${ns}`;
   const chains = FIELDS.map(async (field) => {
     for (let i = 1; i <= CHAIN; i++) {
-      const res = await json('PUT', `${prefix}/buyers/${BUYER}`, { [field]: valueOf(field, ns, i) });
+      const res = await json('PUT', `${prefix}/buyers/${BUYER}`, { [field]: fieldValue(field, ns, i) });
       expect(res.status, res.text).toBe(200);
       // The answer shows this write's own value: no other request's half-applied state.
-      expect(res.json[field]).toEqual(valueOf(field, ns, i));
+      expect(res.json[field]).toEqual(fieldValue(field, ns, i));
     }
   });
   const reports = Array.from({ length: 60 }, (_, i) => json('POST', `${prefix}/reports`, report(`${ns}-report-${i}`)));
@@ -73,7 +73,7 @@ describe('concurrent requests', () => {
       const db = store(ns);
       // Same record, different fields: each holds the last write of its chain.
       const buyer = db.buyers.get(BUYER)!;
-      for (const field of FIELDS) expect(buyer[field], `${ns} ${field}`).toEqual(valueOf(field, ns, CHAIN));
+      for (const field of FIELDS) expect(buyer[field], `${ns} ${field}`).toEqual(fieldValue(field, ns, CHAIN));
 
       expect(reports.map((r) => r.status)).toEqual(reports.map(() => 201));
       expect(failing.map((r) => r.status)).toEqual(failing.map(() => 500)); // asked for by the scenario

@@ -3,9 +3,9 @@
 // polluted and a rejected request leaves the state as it was.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/start.js';
+import { type RunningSandbox, startSandbox } from '../../src/start.js';
 import { mutationOf } from './mutations.js';
-import { errorBodyProblems, operations, prototypesClean, send, stateOf, validRequest, type BuiltRequest, type OpSpec, type RawResponse } from './support.js';
+import { type BuiltRequest, errorBodyProblems, type OpSpec, operations, prototypesClean, type RawResponse, send, stateOf, validRequest } from './support.js';
 
 /** Answers that come before any operation is matched (openapi.json x-sandbox-errors-outside-operations). */
 const OUTSIDE_OPERATIONS = [400, 404, 405, 413, 431];

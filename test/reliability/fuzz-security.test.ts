@@ -10,9 +10,9 @@ import fc from 'fast-check';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/logger.js';
-import { startSandbox, type RunningSandbox } from '../../src/start.js';
+import { type RunningSandbox, startSandbox } from '../../src/start.js';
 import { keyPem, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
-import { errorBodyProblems, operations, ROOT, send, type RawResponse } from './support.js';
+import { errorBodyProblems, operations, type RawResponse, ROOT, send } from './support.js';
 
 const ADMIN_TOKEN = 'admin-token-s3cret-4010';
 const lines: string[] = [];

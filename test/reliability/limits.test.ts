@@ -4,7 +4,7 @@
 // get a JSON error too. Raw sockets, so the test controls every byte and every pause.
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, serverTimeouts, type RunningSandbox } from '../../src/start.js';
+import { type RunningSandbox, serverTimeouts, startSandbox } from '../../src/start.js';
 import { expectErrorBody } from '../support/sandbox.js';
 
 const LIMIT = 10_000;
@@ -63,7 +63,7 @@ describe('request body limit', () => {
     const { socket, received } = await open();
     // Only the headers and 5 bytes are sent: an answer proves the body was never waited for.
     socket.write(
-      head([`PUT ${BUYER} HTTP/1.1`, 'host: x', `authorization: ${auth}`, 'content-type: application/json', `content-length: ${LIMIT * 100}`]) + '{"a":',
+      `${head([`PUT ${BUYER} HTTP/1.1`, 'host: x', `authorization: ${auth}`, 'content-type: application/json', `content-length: ${LIMIT * 100}`])}{"a":`,
     );
     const { text, closed } = await received;
     expect(closed).toBe(true);
@@ -111,7 +111,7 @@ describe('slow and stalled clients', () => {
   it('closes a connection whose body stalls', async () => {
     const { socket, received } = await open();
     socket.write(
-      head([`PUT ${BUYER} HTTP/1.1`, 'host: x', `authorization: ${auth}`, 'content-type: application/json', 'content-length: 100']) + '{"display_name":',
+      `${head([`PUT ${BUYER} HTTP/1.1`, 'host: x', `authorization: ${auth}`, 'content-type: application/json', 'content-length: 100'])}{"display_name":`,
     );
     const { text, closed } = await received;
     expect(closed).toBe(true);

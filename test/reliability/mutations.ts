@@ -3,7 +3,7 @@
 // deep; a body that is not JSON or not sent as JSON; a bad path id, query value or cursor; a
 // duplicate, oversized or malformed header. Each is a named function of the valid request.
 import fc from 'fast-check';
-import { resolve, validValue, fillPath, type BuiltRequest, type OpSpec } from './support.js';
+import { type BuiltRequest, fillPath, type OpSpec, resolve, validValue } from './support.js';
 
 export interface Mutation {
   kind: string;
@@ -78,7 +78,7 @@ const pollutionValue = fc.oneof(
 /** `[` x n then `]` x n, or objects: nested deeper than anything the API takes. */
 const deepJson = fc
   .tuple(fc.constantFrom(10, 63, 64, 65, 100, 1_000, 50_000), fc.boolean())
-  .map(([depth, arrays]) => (arrays ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)));
+  .map(([depth, arrays]) => (arrays ? '['.repeat(depth) + ']'.repeat(depth) : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`));
 
 const wholeBody = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? 'null'),
@@ -162,7 +162,7 @@ const badCursor = fc.oneof(
     '.b',
     'a.b.c',
     'WyJuIl0.xxxxxxxxxxxxxxxxxxxxxx',
-    Buffer.from('["n","x","y","default"]').toString('base64url') + '.AAAAAAAAAAAAAAAAAAAAAA',
+    `${Buffer.from('["n","x","y","default"]').toString('base64url')}.AAAAAAAAAAAAAAAAAAAAAA`,
     'x'.repeat(1000),
   ),
 );
@@ -242,17 +242,15 @@ export function mutationOf(op: OpSpec, scenarioNames: string[] = []): fc.Arbitra
         ),
     );
     options.push(
-      fc
-        .tuple(fc.constantFrom(...pathParams), rawPathJunk)
-        .map(([p, junk]) =>
-          mutation(`raw path ${p.name}=${junk}`, (r) => ({
-            ...r,
-            path:
-              op.path.replace(/\{([^}]+)\}/g, (_, n) =>
-                n === p.name ? junk : encodeURIComponent(String(validValue(op.params.find((q) => q.name === n)?.schema, n))),
-              ) + queryPart(r.path),
-          })),
-        ),
+      fc.tuple(fc.constantFrom(...pathParams), rawPathJunk).map(([p, junk]) =>
+        mutation(`raw path ${p.name}=${junk}`, (r) => ({
+          ...r,
+          path:
+            op.path.replace(/\{([^}]+)\}/g, (_, n) =>
+              n === p.name ? junk : encodeURIComponent(String(validValue(op.params.find((q) => q.name === n)?.schema, n))),
+            ) + queryPart(r.path),
+        })),
+      ),
     );
   }
   const queryParams = op.params.filter((p) => p.in === 'query');
@@ -269,14 +267,12 @@ export function mutationOf(op: OpSpec, scenarioNames: string[] = []): fc.Arbitra
 
   // Headers every operation takes.
   options.push(
-    fc
-      .tuple(headerValue, fc.boolean())
-      .map(([v, twice]) =>
-        mutation(`merchant header ${JSON.stringify(v.slice(0, 30))}${twice ? ' twice' : ''}`, (r) => ({
-          ...r,
-          headers: { ...r.headers, 'x-service-merchant-account-id': twice ? [v, 'merchant-two'] : v },
-        })),
-      ),
+    fc.tuple(headerValue, fc.boolean()).map(([v, twice]) =>
+      mutation(`merchant header ${JSON.stringify(v.slice(0, 30))}${twice ? ' twice' : ''}`, (r) => ({
+        ...r,
+        headers: { ...r.headers, 'x-service-merchant-account-id': twice ? [v, 'merchant-two'] : v },
+      })),
+    ),
   );
   const scenarioHeader = scenarioNames.length
     ? fc.oneof(

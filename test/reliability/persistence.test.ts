@@ -2,15 +2,15 @@
 // (kill -9 in most cycles, SIGTERM or SIGINT in the others), 20 times, on the same file. Every
 // restart must load the file; after a graceful stop it must hold every acknowledged write, after a
 // kill -9 every write acknowledged before the last graceful stop and nothing that was never sent.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSandbox } from '../../src/sandbox.js';
+import { mulberry32 } from '../../src/scenarios/random.js';
 import { tokenFor } from '../support/sandbox.js';
 import { ROOT } from './support.js';
-import { mulberry32 } from '../../src/scenarios/random.js';
 
 const CYCLES = Number(process.env.PERSISTENCE_CYCLES ?? (process.env.SOAK ? 200 : 20));
 const WRITERS = 4;

@@ -3,13 +3,13 @@
 // HTTP client that can send what supertest cannot (bytes, duplicate headers, any content type), and
 // the contract checks every answer must pass.
 import { readFileSync } from 'node:fs';
-import { request as httpRequest, Agent, type IncomingHttpHeaders, type OutgoingHttpHeaders, type Server } from 'node:http';
+import { Agent, request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { WELL_KNOWN } from '../support/sandbox.js';
 import type { SandboxDeps } from '../../src/sandbox.js';
+import { WELL_KNOWN } from '../support/sandbox.js';
 
 export const ROOT = join(import.meta.dirname, '../..');
 export const SPEC = JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8'));

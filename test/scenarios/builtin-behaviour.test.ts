@@ -1,7 +1,7 @@
 // Built-in scenarios that shape how (or whether) an answer arrives: slow, dropped-connection, flaky.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { startTestSandbox, tokenFor, type TestSandbox } from '../support/sandbox.js';
+import { startTestSandbox, type TestSandbox, tokenFor } from '../support/sandbox.js';
 import { tally } from './helpers.js';
 
 describe('slow and dropped-connection', () => {

@@ -1,6 +1,6 @@
 // Built-in error scenarios through HTTP, selected with the x-sandbox-scenario header.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WELL_KNOWN, expectErrorBody, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 import { REPORT_BODY } from './helpers.js';
 
 const NEW_PAIR = { display_name: 'Scenario key', role_ids: [WELL_KNOWN.roles.admin.id] };

@@ -9,8 +9,8 @@ import { builtInCatalogFile, fingerprintOf, readCatalog, writeCatalog } from '..
 import { loadScenarios, scenarioFiles, scenariosFolder } from '../../src/scenarios/load-scenarios.js';
 import { loadSpec, packageRoot } from '../../src/spec/load-spec.js';
 import { indexSpec } from '../../src/spec/operations.js';
+import { cliToken, ensureBuilt, type RunningCli, startCli } from '../cli/support/cli.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
-import { cliToken, ensureBuilt, startCli, type RunningCli } from '../cli/support/cli.js';
 
 const spec = indexSpec(loadSpec(), 'openapi.json', [], { lazy: true });
 const SPEC_FILE = join(packageRoot(), 'openapi.json');

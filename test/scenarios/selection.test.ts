@@ -1,6 +1,6 @@
 // How requests select scenarios: x-sandbox-scenario, Prefer: code=, and the control API.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { WELL_KNOWN, expectErrorBody, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 import { activate } from './helpers.js';
 
 const KNOWN =

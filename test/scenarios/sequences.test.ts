@@ -1,6 +1,6 @@
 // Scenario files written by testers: sequences and their counters, every step kind, concurrency.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { WELL_KNOWN, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 import { REPORT_BODY, scenarioDir, tally } from './helpers.js';
 
 const FILES = {

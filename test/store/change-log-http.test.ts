@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildSandbox } from '../../src/sandbox.js';
-import { startTestSandbox, WELL_KNOWN, type TestSandbox } from '../support/sandbox.js';
 import { expectJson, expectNoContent, expectNotFound, store } from '../api/support.js';
+import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 const WEBHOOK = WELL_KNOWN.webhookSubscriptions.default.id;
@@ -39,7 +39,7 @@ function logLines(file: string): any[] {
     .map((l) => JSON.parse(l));
 }
 const storedBuyer = async (sb: TestSandbox, id = BUYER) => sb.http.get(`/_sandbox/records/buyers/${id}?shape=stored`);
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('changes go to the log, not the snapshot', () => {
   it('appends a PUT to FILE.log without rewriting FILE, and a new sandbox replays it', async () => {
@@ -147,7 +147,7 @@ describe('starting from a log', () => {
     const log = `{"c":"buyers","del":"${BUYER}"}\n{"c":"buyers","put":{"id":\n{"c":"buyers","del":"${BUYER}"}\n`;
     writeFileSync(`${file}.log`, log);
     await expect(buildSandbox({ dataFile: file, logLevel: 'silent' })).rejects.toThrow(
-      new RegExp(`^the change log ${escape(file)}\\.log is corrupt at line 2: not JSON`),
+      new RegExp(`^the change log ${escapeRegExp(file)}\\.log is corrupt at line 2: not JSON`),
     );
     expect(readFileSync(file, 'utf8')).toBe(snapshot);
     expect(readFileSync(`${file}.log`, 'utf8')).toBe(log);

@@ -6,9 +6,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { mulberry32 } from '../../src/scenarios/random.js';
 import type { StoreData } from '../../src/store/records.js';
 import { Store } from '../../src/store/store.js';
-import { mulberry32 } from '../../src/scenarios/random.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sandbox-store-log-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

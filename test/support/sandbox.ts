@@ -1,12 +1,13 @@
 // Test harness: a sandbox app behind a real HTTP server (supertest), with response self-checks on,
 // and tokens minted from the well-known key files.
-import { createServer, type Server } from 'node:http';
+
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import supertest from 'supertest';
 import { createApp } from '../../src/app.js';
-import { mintToken, type MintOptions } from '../../src/auth/mint-token.js';
+import { type MintOptions, mintToken } from '../../src/auth/mint-token.js';
 import type { SandboxConfig } from '../../src/config.js';
 import { buildSandbox, type SandboxDeps } from '../../src/sandbox.js';
 

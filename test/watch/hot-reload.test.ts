@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WELL_KNOWN } from '../../fixtures/well-known.js';
-import { ensureBuilt, startCli, waitFor, type RunningCli } from '../cli/support/cli.js';
+import { ensureBuilt, type RunningCli, startCli, waitFor } from '../cli/support/cli.js';
 
 const buyerId = WELL_KNOWN.buyers.default.id;
 const extraId = 'b9999999-0000-4000-8000-000000000001';

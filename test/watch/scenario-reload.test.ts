@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, startCli, waitFor, type RunningCli } from '../cli/support/cli.js';
+import { ensureBuilt, type RunningCli, startCli, waitFor } from '../cli/support/cli.js';
 
 const scenario = (status: number, name = 'custom') =>
   `name: ${name}\ndescription: Answers ${status}.\noperations: "*"\nsteps:\n  - respond: { status: ${status} }\n`;

@@ -1,5 +1,5 @@
-import type { CollectionMap } from '../../store/store.js';
 import type { ApiKeyPairRecord } from '../../store/records.js';
+import type { CollectionMap } from '../../store/store.js';
 
 /** The API shape; `private_key` is only ever filled in the creation response of a generated pair. */
 export function serializeApiKeyPair(db: CollectionMap, pair: ApiKeyPairRecord, privateKey: string | null = null) {

@@ -2,7 +2,7 @@ import type { GiftCardRecord } from '../../store/records.js';
 import { compareStrings } from '../compare.js';
 import { RecordJson } from '../record-json.js';
 import type { HandlerContext, HandlerMap } from '../types.js';
-import { CursorCodec, type CursorKey } from './cursor.js';
+import type { CursorCodec, CursorKey } from './cursor.js';
 import { serializeGiftCard } from './serialize.js';
 
 /** Gift cards are listed newest first: created_at descending, then id descending. */

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Namespace } from '../../store/namespaces.js';
 import type { ReportExecutionRecord, ReportRecord } from '../../store/records.js';
 import type { CollectionMap } from '../../store/store.js';
-import { DEFAULT_LIFECYCLE, stateAt, type LifecyclePlan } from './lifecycle.js';
+import { DEFAULT_LIFECYCLE, type LifecyclePlan, stateAt } from './lifecycle.js';
 import { followingExecutionAt } from './schedule.js';
 
 /** The plan scenarios activated for a merchant account give its new executions (null: the default). */

@@ -1,5 +1,5 @@
-import type { CollectionMap } from '../../store/store.js';
 import type { ReportExecutionRecord, ReportRecord } from '../../store/records.js';
+import type { CollectionMap } from '../../store/store.js';
 import { compareStrings } from '../compare.js';
 
 export function executionSummary(e: ReportExecutionRecord) {

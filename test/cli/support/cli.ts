@@ -2,7 +2,7 @@
 // way a person or CI does. ensureBuilt() compiles once for every test file (a lock folder keeps
 // parallel workers from running tsc at the same time) and skips the build when dist is newer than
 // every source.
-import { execFile, execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
