@@ -1,7 +1,7 @@
 // Control API of the namespace clock: read it, set or freeze it, move it forward, or send it back
 // to the wall clock. Every move lets report schedules and execution statuses catch up at once.
 import type { Clock } from '../clock.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../errors/api-error.js';
 import { parseDuration } from '../scenarios/duration.js';
 import type { AdminHandlerMap } from './types.js';
 

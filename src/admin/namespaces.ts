@@ -1,7 +1,7 @@
 // GET /_sandbox/namespaces and DELETE /_sandbox/namespaces/{name}: what parallel runs have made,
 // and a way to drop one before eviction would.
 
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../errors/api-error.js';
 import { existingJournalOf } from '../journal/journal.js';
 import { DEFAULT_NAMESPACE } from '../store/namespaces.js';
 import { recordCounts } from './snapshot.js';

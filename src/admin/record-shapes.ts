@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ValidateFunction } from 'ajv';
 import { keyAlgorithmOf, parsePublicKey, thumbprintOf } from '../auth/key-material.js';
-import { ApiError, type ErrorDetail } from '../http/api-error.js';
+import { ApiError, type ErrorDetail } from '../errors/api-error.js';
 import { serializeApiKeyPair } from '../resources/api-key-pairs/serialize.js';
 import { serializeBuyer } from '../resources/buyers/serialize.js';
 import { serializeGiftCard } from '../resources/gift-cards/serialize.js';

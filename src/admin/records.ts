@@ -2,7 +2,7 @@
 // set up and inspect any stored record of the request's namespace. Input is the stored shape, checked
 // against its schema in openapi.admin.json like API input; output is the API shape by default.
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../errors/api-error.js';
 import { catchUpReports } from '../resources/reports/scheduler.js';
 import { summarize } from '../spec/operations.js';
 import type { CollectionName } from '../store/records.js';

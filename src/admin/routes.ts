@@ -2,7 +2,7 @@
 // the same machinery as the main API, behind the admin token when one is required.
 import { timingSafeEqual } from 'node:crypto';
 import type { Handler } from 'hono';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../errors/api-error.js';
 import { writeResult } from '../http/dispatch.js';
 import type { SandboxEnv } from '../http/env.js';
 import { readJsonBody } from '../http/validate.js';

@@ -1,5 +1,5 @@
 // Control API of scenarios: what is loaded, what is active where, and the step counters.
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../errors/api-error.js';
 import { checkScenarioNames } from '../scenarios/match.js';
 import { type ScenarioState, scenarioStateOf } from '../scenarios/state.js';
 import { scenarioNames } from '../scenarios/types.js';

@@ -1,7 +1,7 @@
 // GET/PUT /_sandbox/snapshot: the namespace's whole state as stored (StoreData), out and back in.
 // An import is checked record by record against the collection schemas, so a snapshot cannot plant
 // a record the API would then serve in a broken shape.
-import { ApiError, type ErrorDetail } from '../http/api-error.js';
+import { ApiError, type ErrorDetail } from '../errors/api-error.js';
 import { catchUpReports } from '../resources/reports/scheduler.js';
 import { summarize } from '../spec/operations.js';
 import { COLLECTION_NAMES, type CollectionName, type StoreData } from '../store/records.js';

@@ -7,7 +7,7 @@ import { defaultKeysDir } from '../../fixtures/keys-dir.js';
 import { WELL_KNOWN } from '../../fixtures/well-known.js';
 import { publicKeyPemOf, thumbprintOf } from '../auth/key-material.js';
 import { mintToken } from '../auth/mint-token.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../errors/api-error.js';
 import type { AdminHandlerMap } from './types.js';
 
 const KEY_FILES = new Map<string, string>(Object.values(WELL_KNOWN.keyPairs).map((p) => [p.id, p.keyFile]));

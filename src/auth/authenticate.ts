@@ -1,7 +1,7 @@
 // Authentication and authorization of a matched operation: the bearer token (401), the operation's
 // scope (403) and the merchant account (403), in that order.
 import type { Context } from 'hono';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../errors/api-error.js';
 import type { Principal, SandboxEnv } from '../http/env.js';
 import { requestHeader } from '../http/headers.js';
 import type { Step } from '../http/pipeline.js';

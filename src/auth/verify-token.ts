@@ -3,7 +3,7 @@
 // tokens with real time), never against the sandbox clock, which tests may move by days.
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { decodeProtectedHeader, type JWTPayload, errors as joseErrors, jwtVerify, type ProtectedHeaderParameters } from 'jose';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../errors/api-error.js';
 import type { ApiKeyPairRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { jwsAlgorithmOf } from './key-material.js';

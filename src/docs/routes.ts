@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../errors/api-error.js';
 import type { SandboxEnv } from '../http/env.js';
 import { packageRoot } from '../spec/load-spec.js';
 import { docsPage } from './page.js';

@@ -4,7 +4,7 @@
 // without a body skip all of it: touching the body stream would make the server build a full
 // Request object for every GET.
 import { bodyLimit } from 'hono/body-limit';
-import { ApiError } from './api-error.js';
+import { ApiError } from '../errors/api-error.js';
 import { requestHeader } from './headers.js';
 import type { Step } from './pipeline.js';
 

@@ -3,7 +3,7 @@
 // Node's bare status line, and the connection is closed.
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ApiError, errorBody } from './api-error.js';
+import { ApiError, errorBody } from '../errors/api-error.js';
 
 const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 

@@ -3,7 +3,7 @@
 import type { ErrorHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
-import { ApiError, errorBody } from './api-error.js';
+import { ApiError, errorBody } from '../errors/api-error.js';
 import type { SandboxEnv } from './env.js';
 import { jsonResponse } from './json-response.js';
 import { type ErrorContract, SelfCheckError } from './response-check.js';

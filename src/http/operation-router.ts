@@ -1,8 +1,9 @@
 // Matches a request to an operation of the spec: static path segments win over templated ones
 // (so /buyers/payment-methods is never read as /buyers/{buyer_id}); an unknown path is 404 and a
 // known path with another method is 405.
+
+import { ApiError } from '../errors/api-error.js';
 import type { Operation } from '../spec/operations.js';
-import { ApiError } from './api-error.js';
 
 interface Route {
   segments: string[];

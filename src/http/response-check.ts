@@ -13,8 +13,8 @@
 // A failed check is logged at error level and answered as a 500 naming the problem: loud, never a
 // silently wrong answer.
 import type { ValidateFunction } from 'ajv';
+import { ApiError } from '../errors/api-error.js';
 import type { Operation, SpecIndex } from '../spec/operations.js';
-import { ApiError } from './api-error.js';
 
 /** The 500 of a failed self-check; never checked again (it may itself be undeclared). */
 export class SelfCheckError extends ApiError {

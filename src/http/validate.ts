@@ -1,8 +1,8 @@
 // Parses the JSON body and validates path, query, header and body against the operation's
 // compiled schemas; every problem becomes one `details` item of a single 400.
 import type { Context } from 'hono';
+import { ApiError } from '../errors/api-error.js';
 import { type Operation, summarize, validateRequest } from '../spec/operations.js';
-import { ApiError } from './api-error.js';
 import type { SandboxEnv } from './env.js';
 import { requestHeader } from './headers.js';
 import type { Step } from './pipeline.js';

@@ -1,6 +1,6 @@
 // Finding records the way the real service does: a record of another merchant account is
 // reported exactly like a missing one (404), so its existence never leaks.
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../errors/api-error.js';
 import type { Collection } from '../store/collection.js';
 
 export function findOwned<T extends { id: string; merchant_account_id: string }>(

@@ -1,7 +1,7 @@
 // The sandbox's own test headers (x-sandbox-scenario, Prefer: code=) are checked before the
 // request reaches its operation, like x-sandbox-namespace: a mistake in them is the tester's, so
 // its 400 answers for the sandbox, not for the operation (whose contract may not list 400).
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../errors/api-error.js';
 import { requestHeader } from '../http/headers.js';
 import type { OperationRouter } from '../http/operation-router.js';
 import type { Step } from '../http/pipeline.js';

@@ -3,7 +3,7 @@
 // may be answered with an error, delayed, dropped, or get its normal body rewritten.
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../errors/api-error.js';
 import type { SandboxEnv } from '../http/env.js';
 import { requestHeader } from '../http/headers.js';
 import type { Step } from '../http/pipeline.js';

@@ -1,5 +1,5 @@
 // Which scenarios a request selected and which of them answers it. Pure functions over the catalog.
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../errors/api-error.js';
 import type { LifecyclePlan } from '../resources/reports/lifecycle.js';
 import { type Scenario, type ScenarioCatalog, scenarioNames } from './types.js';
 

@@ -1,7 +1,7 @@
 // `Prefer: code=429` as Prism users know it: ask for one of the operation's declared responses.
 // Prism's other tokens (example=, dynamic=) and standard preferences (return=minimal) are accepted
 // and ignored: the sandbox always answers from its store.
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../errors/api-error.js';
 
 export interface Preference {
   /** The status asked for; null when the header asks for none. */

@@ -1,6 +1,6 @@
 // Turns an error step (or Prefer: code=NNN) into the reference's error: its code, a message naming
 // the scenario, Retry-After on 429, and on 409 a resource_id taken from a real record of the store.
-import { ApiError, ERROR_CODES } from '../http/api-error.js';
+import { ApiError, ERROR_CODES } from '../errors/api-error.js';
 import type { CollectionName } from '../store/records.js';
 import type { CollectionMap } from '../store/store.js';
 import type { ResourceIdSource, RespondSpec } from './types.js';

@@ -1,5 +1,5 @@
 // The compiled form of a scenario file (see scenario-schema.ts for the file format).
-import type { ErrorDetail } from '../http/api-error.js';
+import type { ErrorDetail } from '../errors/api-error.js';
 import type { LifecyclePlan } from '../resources/reports/lifecycle.js';
 import type { CollectionName } from '../store/records.js';
 

@@ -1,7 +1,7 @@
 // Indexes the operations of an OpenAPI document and compiles their validators, once, at boot.
 import type { ValidateFunction } from 'ajv';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { ApiError, type ErrorDetail, type ErrorLocation } from '../http/api-error.js';
+import { ApiError, type ErrorDetail, type ErrorLocation } from '../errors/api-error.js';
 import { SchemaCompiler, toErrorDetails } from './schema-compiler.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;

@@ -3,7 +3,7 @@
 // and each operation's validators are compiled once, on first use, from schemas that point into it.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { ErrorDetail, ErrorLocation } from '../http/api-error.js';
+import type { ErrorDetail, ErrorLocation } from '../errors/api-error.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;

@@ -2,7 +2,7 @@
 // own clock and whatever per-run state other areas attach (scenario counters, journal). The
 // `default` namespace is the one a plain base URL uses, and the only one persisted to a data file.
 import { Clock } from '../clock.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../errors/api-error.js';
 import type { StoreData } from './records.js';
 import { Store } from './store.js';
 

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { ApiError } from '../../src/http/api-error.js';
+import { ApiError } from '../../src/errors/api-error.js';
 import { buildSandbox, type SandboxDeps } from '../../src/sandbox.js';
 import { expectErrorBody, tokenFor } from '../support/sandbox.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { generateKeyPair, keyAlgorithmOf, parseRegisteredPublicKey, thumbprintOf } from '../../auth/key-material.js';
 import { grants, roleScopesOf } from '../../auth/scopes.js';
-import { ApiError, type ValidationItem } from '../../http/api-error.js';
+import { ApiError, type ValidationItem } from '../../errors/api-error.js';
 import type { ApiKeyPairRecord, RoleRecord } from '../../store/records.js';
 import type { HandlerContext, HandlerMap } from '../types.js';
 import { serializeApiKeyPair } from './serialize.js';

@@ -5,7 +5,7 @@
 // store of 100,000 cards the binary search touches records all over memory); when it is not, the
 // key decides, by binary search.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../../http/api-error.js';
+import { ApiError } from '../../errors/api-error.js';
 
 export interface CursorKey {
   /** `next`: rows after the key; `previous`: rows before it. */

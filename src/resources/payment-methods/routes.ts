@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ApiError } from '../../http/api-error.js';
+import { ApiError } from '../../errors/api-error.js';
 import type { PaymentMethodRecord } from '../../store/records.js';
 import { compareStrings } from '../compare.js';
 import { findOwned } from '../lookup.js';

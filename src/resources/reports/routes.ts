@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../../http/api-error.js';
+import { ApiError } from '../../errors/api-error.js';
 import type { ReportRecord } from '../../store/records.js';
 import { findOwned } from '../lookup.js';
 import type { HandlerMap } from '../types.js';

@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/api-error.js';
+import { ApiError } from '../../errors/api-error.js';
 import { findOwned } from '../lookup.js';
 import type { HandlerMap } from '../types.js';
 
