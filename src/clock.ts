@@ -61,6 +61,15 @@ export class Clock {
     return { ...this.state };
   }
 
+  /** Takes a state snapshot() gave (an imported namespace); time-driven state then catches up. */
+  restore(state: ClockState): void {
+    this.state =
+      state.mode === 'frozen'
+        ? { mode: 'frozen', frozenAt: state.frozenAt ?? this.now(), offsetMs: 0 }
+        : { mode: 'real', frozenAt: null, offsetMs: state.offsetMs };
+    this.notify();
+  }
+
   /** Called after every set/advance/freeze, so time-driven state (report schedules) can catch up. */
   onChange(listener: (now: number) => void): void {
     this.listeners.push(listener);

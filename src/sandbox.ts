@@ -13,18 +13,20 @@ import type { AdminHandlerMap } from './admin/types.js';
 import { TokenCache } from './auth/verify-token.js';
 import { defaultConfig, type SandboxConfig } from './config.js';
 import { OperationRouter } from './http/operation-router.js';
+import { journalKind } from './journal/journal.js';
 import { createLogger } from './logging/logger.js';
 import type { RequestStats } from './logging/request-log.js';
+import { NamespaceRegistry } from './namespace/registry.js';
 import { apiHandlers } from './resources/index.js';
+import { reportClockKind } from './resources/reports/scheduler.js';
 import type { HandlerMap, HandlerServices } from './resources/types.js';
-import { attachScenarioRuntime } from './scenarios/attach.js';
 import { builtInScenarios } from './scenarios/catalog-cache.js';
 import { loadScenarios } from './scenarios/load-scenarios.js';
+import { scenarioStateKind } from './scenarios/state.js';
 import type { ScenarioCatalog } from './scenarios/types.js';
 import { loadSpec, packageRoot } from './spec/load-spec.js';
 import { indexSpec, type SpecIndex } from './spec/operations.js';
 import { FixtureSource } from './store/fixture-overrides.js';
-import { NamespaceRegistry } from './store/namespaces.js';
 import type { StoreData } from './store/records.js';
 import { Store } from './store/store.js';
 
@@ -84,8 +86,9 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const fixtureSource = new FixtureSource(options.seedData ?? (await seedData(config.seed)), config.fixturesDir);
   const fixtures = () => fixtureSource.fixtures();
   const defaultStore = await Store.open(fixtures, { file: config.dataFile ?? undefined });
-  const namespaces = new NamespaceRegistry({ fixtures, defaultStore, cap: config.namespaceCap });
-  namespaces.onCreate((ns) => attachScenarioRuntime(ns, scenarios, config.seed)); // scenario state, report clock
+  // What every namespace keeps besides its records and clock (namespace/part.ts).
+  const parts = [journalKind(config.journalSize), reportClockKind, scenarioStateKind(scenarios, config.seed)];
+  const namespaces = new NamespaceRegistry({ fixtures, defaultStore, cap: config.namespaceCap, parts });
   return {
     config,
     version: packageVersion(),

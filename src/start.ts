@@ -13,8 +13,8 @@ import { type MintOptions, mintToken } from './auth/mint-token.js';
 import type { SandboxConfig } from './config.js';
 import { answerClientErrors } from './http/client-errors.js';
 import type { SandboxEnv } from './http/env.js';
+import { DEFAULT_NAMESPACE } from './namespace/registry.js';
 import { buildSandbox, type SandboxDeps } from './sandbox.js';
-import { DEFAULT_NAMESPACE } from './store/namespaces.js';
 import { watchSources } from './watch/watch-sources.js';
 
 export interface StartOptions extends Partial<SandboxConfig> {

@@ -1,7 +1,7 @@
 // GET /_sandbox/requests, GET /_sandbox/requests/count, DELETE /_sandbox/requests: proof of what a
 // client sent. The request's namespace by default; `namespace=*` reads every namespace.
-import { existingJournalOf, type JournalEntry, type JournalFilter, matchesFilter } from '../journal/journal.js';
-import type { Namespace } from '../store/namespaces.js';
+import { JOURNAL, type JournalEntry, type JournalFilter, matchesFilter } from '../journal/journal.js';
+import type { Namespace } from '../namespace/namespace.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
 
 export const journalHandlers: AdminHandlerMap = {
@@ -16,7 +16,7 @@ export const journalHandlers: AdminHandlerMap = {
   },
 
   clearRequests(ctx) {
-    for (const ns of namespacesOf(ctx)) existingJournalOf(ns)?.clear();
+    for (const ns of namespacesOf(ctx)) ns.existingPart(JOURNAL)?.clear();
     return { status: 204 };
   },
 };
@@ -31,7 +31,7 @@ function namespacesOf({ deps, ns, query }: AdminContext): Namespace[] {
 
 function matchingEntries(ctx: AdminContext): JournalEntry[] {
   const filter: JournalFilter = ctx.query;
-  const entries = namespacesOf(ctx).flatMap((ns) => existingJournalOf(ns)?.entries() ?? []);
+  const entries = namespacesOf(ctx).flatMap((ns) => ns.existingPart(JOURNAL)?.entries() ?? []);
   const matching = entries.filter((e) => matchesFilter(e, filter));
   // Across namespaces, newest first by arrival time (the namespace clocks may differ).
   return namespacesOf(ctx).length > 1 ? matching.sort((a, b) => b.timestamp.localeCompare(a.timestamp)) : matching;

@@ -2,8 +2,8 @@
 // and a way to drop one before eviction would.
 
 import { ApiError } from '../errors/api-error.js';
-import { existingJournalOf } from '../journal/journal.js';
-import { DEFAULT_NAMESPACE } from '../store/namespaces.js';
+import { JOURNAL } from '../journal/journal.js';
+import { DEFAULT_NAMESPACE } from '../namespace/registry.js';
 import { recordCounts } from './snapshot.js';
 import type { AdminHandlerMap } from './types.js';
 
@@ -13,7 +13,7 @@ export const namespaceHandlers: AdminHandlerMap = {
       name: ns.name,
       last_used_at: new Date(ns.lastUsedAt).toISOString(),
       record_counts: recordCounts(ns.store.data),
-      journal_size: existingJournalOf(ns)?.size ?? 0,
+      journal_size: ns.existingPart(JOURNAL)?.size ?? 0,
     }));
     return { body: { items, cap: deps.config.namespaceCap, evicted: deps.namespaces.evictedCount } };
   },

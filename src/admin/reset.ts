@@ -1,8 +1,8 @@
 // POST /_sandbox/reset: the request's namespace (or all of them) back to the seeded fixtures, with
 // its clock and every per-namespace counter (scenarios) cleared. The journal survives a reset so a
 // test can still read what its client sent, unless `journal` asks for it to be cleared too.
-import { existingJournalOf } from '../journal/journal.js';
-import type { Namespace } from '../store/namespaces.js';
+import { JOURNAL } from '../journal/journal.js';
+import type { Namespace } from '../namespace/namespace.js';
 import type { AdminHandlerMap } from './types.js';
 
 export const resetHandlers: AdminHandlerMap = {
@@ -12,7 +12,7 @@ export const resetHandlers: AdminHandlerMap = {
     const targets: Namespace[] = all ? deps.namespaces.list() : [ns];
     for (const target of targets) {
       deps.namespaces.reset(target.name);
-      if (clearJournal) existingJournalOf(target)?.clear();
+      if (clearJournal) target.existingPart(JOURNAL)?.clear();
     }
     return { body: { namespaces: targets.map((t) => t.name), journal_cleared: clearJournal } };
   },

@@ -1,12 +1,12 @@
 // Control API of scenarios: what is loaded, what is active where, and the step counters.
 import { ApiError } from '../errors/api-error.js';
 import { checkScenarioNames } from '../scenarios/match.js';
-import { type ScenarioState, scenarioStateOf } from '../scenarios/state.js';
+import { SCENARIO_STATE, type ScenarioState } from '../scenarios/state.js';
 import { scenarioNames } from '../scenarios/types.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
 
 function stateOf({ deps, ns }: AdminContext): ScenarioState {
-  return scenarioStateOf(ns, deps.scenarios, deps.config.seed);
+  return ns.part(SCENARIO_STATE);
 }
 
 function activeBody(state: ScenarioState) {

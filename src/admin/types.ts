@@ -1,6 +1,6 @@
+import type { Namespace } from '../namespace/namespace.js';
 import type { HandlerResult } from '../resources/types.js';
 import type { SandboxDeps } from '../sandbox.js';
-import type { Namespace } from '../store/namespaces.js';
 
 /** What a control-API handler receives: the whole sandbox and the namespace of the request. */
 export interface AdminContext {

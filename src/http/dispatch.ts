@@ -3,10 +3,10 @@
 // contract becomes a loud 500 instead of reaching a client.
 import type { Context } from 'hono';
 import type { Clock } from '../clock.js';
+import type { Namespace } from '../namespace/namespace.js';
 import type { RequestLifecycle } from '../resources/reports/scheduler.js';
 import type { HandlerContext, HandlerMap, HandlerResult, HandlerServices } from '../resources/types.js';
 import type { Operation } from '../spec/operations.js';
-import type { Namespace } from '../store/namespaces.js';
 import type { CollectionMap } from '../store/store.js';
 import type { Principal, SandboxEnv } from './env.js';
 import { emptyResponse, jsonResponse, jsonTextResponse } from './json-response.js';

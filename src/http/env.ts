@@ -1,7 +1,7 @@
 // The typed context every middleware and handler shares.
 
+import type { Namespace } from '../namespace/namespace.js';
 import type { Operation } from '../spec/operations.js';
-import type { Namespace } from '../store/namespaces.js';
 import type { ApiKeyPairRecord } from '../store/records.js';
 
 export interface Principal {

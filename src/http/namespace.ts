@@ -1,7 +1,7 @@
 // Picks the namespace of a request: the URL prefix /ns/{name}/ (so an SDK needs only a new base URL)
 // or the x-sandbox-namespace header; neither means `default`.
 import { getPath } from 'hono/utils/url';
-import type { NamespaceRegistry } from '../store/namespaces.js';
+import type { NamespaceRegistry } from '../namespace/registry.js';
 import { requestHeader } from './headers.js';
 import type { Step } from './pipeline.js';
 

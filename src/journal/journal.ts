@@ -2,9 +2,9 @@
 // entries (config.journalSize) and in bytes (JOURNAL_BYTE_BUDGET), so a long CI run cannot exhaust
 // memory: the oldest entries are dropped first. Entries are kept encoded in one buffer (byte-ring.ts)
 // and turned back into objects only when the journal is read.
-// A journal hangs off its namespace through a WeakMap: an evicted namespace takes its journal with it,
-// and the store layer does not need to know the journal exists.
-import type { Namespace } from '../store/namespaces.js';
+// A journal is a part of its namespace (namespace/part.ts): an evicted namespace takes its journal
+// with it, a reset keeps it, and it travels with the namespace's exported state.
+import { type NamespacePart, PartKey, type PartKind } from '../namespace/part.js';
 import { ByteRing } from './byte-ring.js';
 import { bodyOf, queryOf, redactHeaders, redactText } from './redact.js';
 
@@ -197,7 +197,7 @@ function scratchFor(maxBytes: number): Buffer {
   return scratch;
 }
 
-export class Journal {
+export class Journal implements NamespacePart {
   private readonly ring: ByteRing;
   private seq = 0;
   private droppedCount = 0;
@@ -261,23 +261,62 @@ export class Journal {
   clear(): void {
     this.ring.clear();
   }
-}
 
-const journals = new WeakMap<Namespace, Journal>();
+  /** A reset keeps the journal: a test can still read what its client sent (POST /_sandbox/reset?journal=true clears it). */
+  reset(): void {}
 
-/** The namespace's journal, made on first use with `capacity` entries. */
-export function journalOf(ns: Namespace, capacity: number): Journal {
-  let journal = journals.get(ns);
-  if (!journal) {
-    journal = new Journal(capacity);
-    journals.set(ns, journal);
+  exportState(): JournalState {
+    const entries: RawJournalEntry[] = [];
+    for (let i = 0; i < this.ring.count; i++) entries.push(decode(this.ring.record(i))); // oldest first
+    return { last_id: this.seq, dropped: this.droppedCount, entries };
   }
-  return journal;
+
+  importState(state: unknown): void {
+    this.ring.clear();
+    if (state === null) {
+      this.seq = 0;
+      this.droppedCount = 0;
+      return;
+    }
+    const { last_id: lastId, dropped, entries } = checkJournalState(state);
+    this.seq = lastId - entries.length;
+    for (const entry of entries) this.add({ ...entry, responseMayHoldPrivateKey: false });
+    this.seq = lastId;
+    this.droppedCount = dropped;
+  }
 }
 
-/** The journal of a namespace if it has one (reading must not make one). */
-export function existingJournalOf(ns: Namespace): Journal | undefined {
-  return journals.get(ns);
+/** A journal as exported: its entries oldest first, as recorded (secrets already dropped). */
+export interface JournalState {
+  /** The id of the newest entry (ids are consecutive). */
+  last_id: number;
+  dropped: number;
+  entries: RawJournalEntry[];
+}
+
+/** Every namespace's journal (made on first use: reading the journal does not make one). */
+export const JOURNAL = new PartKey<Journal>('journal');
+
+function checkJournalState(state: unknown): JournalState {
+  const s = state as Partial<JournalState> | null;
+  if (!s || typeof s !== 'object' || !Array.isArray(s.entries) || !Number.isInteger(s.last_id) || !Number.isInteger(s.dropped)) {
+    throw new Error('journal: expected {last_id, dropped, entries: [...]}');
+  }
+  if ((s.last_id as number) < s.entries.length) throw new Error('journal: last_id is smaller than the number of entries');
+  for (const [i, entry] of s.entries.entries()) {
+    const e = entry as Partial<RawJournalEntry> | null;
+    if (
+      !e ||
+      typeof e !== 'object' ||
+      typeof e.method !== 'string' ||
+      typeof e.path !== 'string' ||
+      typeof e.url !== 'string' ||
+      typeof e.status !== 'number'
+    ) {
+      throw new Error(`journal: entries[${i}] is not a recorded request`);
+    }
+  }
+  return s as JournalState;
 }
 
 export function matchesFilter(entry: JournalEntry, filter: JournalFilter): boolean {
@@ -302,4 +341,9 @@ function pathMatches(pattern: string, path: string): boolean {
 function statusMatches(wanted: string, status: number): boolean {
   const cls = /^([1-5])xx$/i.exec(wanted);
   return cls ? Math.floor(status / 100) === Number(cls[1]) : Number(wanted) === status;
+}
+
+/** The journal kind for a sandbox's namespaces: `capacity` entries each (config.journalSize). */
+export function journalKind(capacity: number): PartKind<Journal> {
+  return { key: JOURNAL, create: () => new Journal(capacity) };
 }

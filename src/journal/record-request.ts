@@ -8,7 +8,7 @@ import type { SandboxEnv } from '../http/env.js';
 import { requestHeader, requestHeaders } from '../http/headers.js';
 import { type SentBody, sentBody } from '../http/json-response.js';
 import type { Step } from '../http/pipeline.js';
-import { journalOf } from './journal.js';
+import { JOURNAL } from './journal.js';
 import { MAX_BODY_CHARS, REDACTED, SECRET_HEADERS } from './redact.js';
 
 export { MAX_BODY_CHARS, REDACTED, redactFields } from './redact.js';
@@ -46,7 +46,7 @@ function keep(c: Context<SandboxEnv>, options: JournalOptions, requestText: stri
   // Kept bounded: one long body cannot crowd every other entry out of the journal's byte budget.
   const request = clip(requestText);
   const response = clip(responseBody);
-  journalOf(ns, options.size).add({
+  ns.part(JOURNAL).add({
     timestamp: c.get('journalTimestamp'),
     namespace: ns.name,
     method: c.req.method,

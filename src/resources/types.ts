@@ -4,8 +4,8 @@
 import type { Clock } from '../clock.js';
 import type { Principal } from '../http/env.js';
 import type { SentBody } from '../http/json-response.js';
+import type { Namespace } from '../namespace/namespace.js';
 import type { Operation } from '../spec/operations.js';
-import type { Namespace } from '../store/namespaces.js';
 import type { CollectionMap } from '../store/store.js';
 import type { RequestLifecycle } from './reports/scheduler.js';
 

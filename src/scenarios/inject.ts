@@ -12,7 +12,7 @@ import { parsePrefer } from './prefer.js';
 import { scenarioError } from './respond.js';
 import { rewriteBody } from './rewrite.js';
 import type { TakenStep } from './state.js';
-import { scenarioStateOf } from './state.js';
+import { SCENARIO_STATE } from './state.js';
 import type { Scenario, ScenarioCatalog } from './types.js';
 
 export interface InjectDeps {
@@ -36,7 +36,7 @@ export function injectScenario(deps: InjectDeps): Step {
         );
       }
 
-      const state = scenarioStateOf(c.get('ns'), catalog, deps.config.seed);
+      const state = c.get('ns').part(SCENARIO_STATE);
       const header = requestHeader(c, SCENARIO_HEADER);
       const names = header === undefined ? state.activeFor(merchantAccountId) : parseScenarioList(header);
       const scenario = answeringScenario(catalog, names, operation.id);

@@ -12,12 +12,21 @@ export function hashSeed(text: string): number {
 
 /** Numbers in [0, 1), the same sequence for the same seed. */
 export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return function next() {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
+  const source = new SeededRandom(seed);
+  return () => source.next();
+}
+
+/** mulberry32 whose position can be read and set, so a scenario's random choices survive an export. */
+export class SeededRandom {
+  constructor(public state: number) {
+    this.state = state >>> 0;
+  }
+
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  }
 }

@@ -1,10 +1,11 @@
 // Scenario state of one namespace: which scenarios are active (per merchant account or for all),
 // and for each (merchant account, scenario) where its sequence stands and its seeded random source.
 // A step is taken synchronously when a request is admitted, so concurrent requests never share one.
+import { type NamespacePart, PartKey, type PartKind } from '../namespace/part.js';
 import type { LifecyclePlan } from '../resources/reports/lifecycle.js';
-import type { Namespace } from '../store/namespaces.js';
+import { REPORT_CLOCK } from '../resources/reports/scheduler.js';
 import { selectedLifecycle } from './match.js';
-import { hashSeed, mulberry32 } from './random.js';
+import { hashSeed, SeededRandom } from './random.js';
 import type { Scenario, ScenarioCatalog, StepAction } from './types.js';
 
 interface Cursor {
@@ -13,7 +14,7 @@ interface Cursor {
   usedInStep: number;
   /** Requests the scenario has answered for this merchant account. */
   requests: number;
-  random: () => number;
+  random: SeededRandom;
 }
 
 export interface TakenStep {
@@ -38,7 +39,7 @@ export interface CounterEntry {
 const EVERY_ACCOUNT = '\u0000*';
 const NONE_ACTIVE: readonly string[] = Object.freeze([]);
 
-export class ScenarioState {
+export class ScenarioState implements NamespacePart {
   private readonly active = new Map<string, string[]>();
   private readonly cursors = new Map<string, Cursor>();
 
@@ -95,7 +96,7 @@ export class ScenarioState {
     const key = `${merchantAccountId}\u0001${scenario.name}`;
     let cursor = this.cursors.get(key);
     if (!cursor) {
-      cursor = { step: 0, usedInStep: 0, requests: 0, random: mulberry32(hashSeed(`${this.seed}/${scenario.seed}/${scenario.name}`)) };
+      cursor = { step: 0, usedInStep: 0, requests: 0, random: new SeededRandom(hashSeed(`${this.seed}/${scenario.seed}/${scenario.name}`)) };
       this.cursors.set(key, cursor);
     }
     const index = cursor.step;
@@ -109,23 +110,91 @@ export class ScenarioState {
     }
     if (!step.random) return { index, action: step };
     const { share, ...hit } = step.random;
-    const hits = cursor.random() < share;
+    const hits = cursor.random.next() < share;
     const delay = (step.delay_ms ?? 0) + (hits ? (hit.delay_ms ?? 0) : 0);
     const action: StepAction = hits ? { ...hit, delay_ms: delay } : { pass: true, delay_ms: delay };
     return { index, action };
   }
+
+  /** A reset makes every scenario inactive and every sequence start again. */
+  reset(): void {
+    this.clear();
+  }
+
+  exportState(): ScenarioStateExport {
+    return {
+      active: this.listActive(),
+      cursors: [...this.cursors.entries()].map(([key, c]) => {
+        const [merchant, scenario] = key.split('\u0001');
+        return { merchant_account_id: merchant, scenario, step: c.step, used_in_step: c.usedInStep, requests: c.requests, random_state: c.random.state };
+      }),
+    };
+  }
+
+  importState(state: unknown): void {
+    this.clear();
+    if (state === null) return;
+    const { active, cursors } = checkScenarioState(state);
+    for (const entry of active) this.active.set(entry.merchant_account_id ?? EVERY_ACCOUNT, [...entry.scenarios]);
+    for (const c of cursors) {
+      this.cursors.set(`${c.merchant_account_id}\u0001${c.scenario}`, {
+        step: c.step,
+        usedInStep: c.used_in_step,
+        requests: c.requests,
+        random: new SeededRandom(c.random_state),
+      });
+    }
+  }
 }
 
-const states = new WeakMap<Namespace, ScenarioState>();
-
-/** Creates the namespace's scenario state; a namespace reset clears it. */
-export function attachScenarioState(ns: Namespace, catalog: ScenarioCatalog, seed: number): ScenarioState {
-  const state = new ScenarioState(catalog, seed);
-  states.set(ns, state);
-  ns.onReset(() => state.clear());
-  return state;
+export interface ScenarioStateExport {
+  active: ActiveEntry[];
+  cursors: Array<{ merchant_account_id: string; scenario: string; step: number; used_in_step: number; requests: number; random_state: number }>;
 }
 
-export function scenarioStateOf(ns: Namespace, catalog: ScenarioCatalog, seed: number): ScenarioState {
-  return states.get(ns) ?? attachScenarioState(ns, catalog, seed);
+/** Every namespace's scenario state: made with the namespace (report schedules ask it for lifecycles). */
+export const SCENARIO_STATE = new PartKey<ScenarioState>('scenarios');
+
+function checkScenarioState(state: unknown): ScenarioStateExport {
+  const s = state as Partial<ScenarioStateExport> | null;
+  const count = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;
+  const ok =
+    s &&
+    Array.isArray(s.active) &&
+    Array.isArray(s.cursors) &&
+    s.active.every(
+      (a) =>
+        a &&
+        (a.merchant_account_id === null || typeof a.merchant_account_id === 'string') &&
+        Array.isArray(a.scenarios) &&
+        a.scenarios.every((n) => typeof n === 'string'),
+    ) &&
+    s.cursors.every(
+      (c) =>
+        c &&
+        typeof c.merchant_account_id === 'string' &&
+        typeof c.scenario === 'string' &&
+        count(c.step) &&
+        count(c.used_in_step) &&
+        count(c.requests) &&
+        count(c.random_state),
+    );
+  if (!ok)
+    throw new Error(
+      'scenarios: expected {active: [{merchant_account_id, scenarios}], cursors: [{merchant_account_id, scenario, step, used_in_step, requests, random_state}]}',
+    );
+  return s as ScenarioStateExport;
+}
+
+/** The scenario state kind for a sandbox's namespaces; it tells the namespace's report schedules which lifecycle its scenarios give. */
+export function scenarioStateKind(catalog: ScenarioCatalog, seed: number): PartKind<ScenarioState> {
+  return {
+    key: SCENARIO_STATE,
+    eager: true,
+    create(ns) {
+      const state = new ScenarioState(catalog, seed);
+      ns.part(REPORT_CLOCK).resolvePlan = (merchantAccountId) => state.lifecyclePlanFor(merchantAccountId);
+      return state;
+    },
+  };
 }

@@ -5,7 +5,7 @@
 
 import type { SandboxDeps } from '../sandbox.js';
 import { loadScenarios } from '../scenarios/load-scenarios.js';
-import { type ScenarioState, scenarioStateOf } from '../scenarios/state.js';
+import { SCENARIO_STATE, type ScenarioState } from '../scenarios/state.js';
 import { scenarioNames } from '../scenarios/types.js';
 
 export type ScenarioReloadDeps = Pick<SandboxDeps, 'config' | 'api' | 'scenarios' | 'namespaces'>;
@@ -16,7 +16,7 @@ export function reloadScenarios(deps: ScenarioReloadDeps): string[] {
   const touched = [...new Set([...deps.scenarios.byName.keys(), ...fresh.byName.keys()])];
   deps.scenarios.byName.clear();
   for (const [name, scenario] of fresh.byName) deps.scenarios.byName.set(name, scenario);
-  for (const ns of deps.namespaces.list()) restartSequences(scenarioStateOf(ns, deps.scenarios, deps.config.seed), touched);
+  for (const ns of deps.namespaces.list()) restartSequences(ns.part(SCENARIO_STATE), touched);
   return scenarioNames(deps.scenarios);
 }
 

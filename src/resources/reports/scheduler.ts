@@ -6,7 +6,8 @@
 // Runs that fell due before the namespace started (seeded fixtures, a data file loaded after a
 // pause) are skipped, not replayed: the sandbox runs what it was running for.
 import { randomUUID } from 'node:crypto';
-import type { Namespace } from '../../store/namespaces.js';
+import type { Namespace } from '../../namespace/namespace.js';
+import { type NamespacePart, PartKey, type PartKind } from '../../namespace/part.js';
 import type { ReportExecutionRecord, ReportRecord } from '../../store/records.js';
 import type { CollectionMap } from '../../store/store.js';
 import { DEFAULT_LIFECYCLE, type LifecyclePlan, stateAt } from './lifecycle.js';
@@ -18,37 +19,43 @@ export type PlanResolver = (merchantAccountId: string) => LifecyclePlan | null;
 /** Most executions one report gets in one catch-up (a clock moved by years keeps only the latest runs). */
 export const MAX_RUNS_PER_CATCH_UP = 1000;
 
-interface ReportClockState {
+/**
+ * A namespace's report schedules: what follows its clock. Made with the namespace, since it listens
+ * to the clock from the start.
+ */
+export class ReportClock implements NamespacePart {
   /** Runs before this instant are skipped; null until the first catch-up after start or reset. */
   floorMs: number | null;
-  resolvePlan: PlanResolver;
+  /** Set by the scenario state of the namespace (scenarios/state.ts). */
+  resolvePlan: PlanResolver = () => null;
+
+  constructor(ns: Namespace) {
+    this.floorMs = ns.clock.now();
+    ns.clock.onChange(() => catchUpReports(ns));
+  }
+
+  /** After a reset, runs due before the next catch-up are skipped, as after a start. */
+  reset(): void {
+    this.floorMs = null;
+  }
+
+  exportState(): { floor_ms: number | null } {
+    return { floor_ms: this.floorMs };
+  }
+
+  importState(state: unknown): void {
+    const floor = state === null ? null : (state as { floor_ms?: unknown }).floor_ms;
+    if (floor !== null && !Number.isFinite(floor)) throw new Error('reports: expected {floor_ms: number | null}');
+    this.floorMs = floor as number | null;
+  }
 }
 
-const states = new WeakMap<Namespace, ReportClockState>();
+export const REPORT_CLOCK = new PartKey<ReportClock>('reports');
 
 /** The lifecycle the x-sandbox-scenario header of one request asks for (null plan: the default). */
 export interface RequestLifecycle {
   merchantAccountId: string;
   plan: LifecyclePlan | null;
-}
-
-function stateOf(ns: Namespace): ReportClockState {
-  let state = states.get(ns);
-  if (!state) {
-    state = { floorMs: ns.clock.now(), resolvePlan: () => null };
-    states.set(ns, state);
-  }
-  return state;
-}
-
-/** Makes the namespace's report state follow its clock; `resolvePlan` names the active scenarios' plan. */
-export function attachReportClock(ns: Namespace, resolvePlan: PlanResolver): void {
-  const state = stateOf(ns);
-  state.resolvePlan = resolvePlan;
-  ns.clock.onChange(() => catchUpReports(ns));
-  ns.onReset(() => {
-    state.floorMs = null;
-  });
 }
 
 /**
@@ -57,7 +64,7 @@ export function attachReportClock(ns: Namespace, resolvePlan: PlanResolver): voi
  */
 function planForNewExecution(ns: Namespace, merchantAccountId: string, request: RequestLifecycle | null): LifecyclePlan {
   if (request && request.merchantAccountId === merchantAccountId) return request.plan ?? DEFAULT_LIFECYCLE;
-  return stateOf(ns).resolvePlan(merchantAccountId) ?? DEFAULT_LIFECYCLE;
+  return ns.part(REPORT_CLOCK).resolvePlan(merchantAccountId) ?? DEFAULT_LIFECYCLE;
 }
 
 /**
@@ -71,7 +78,7 @@ export function catchUpReports(ns: Namespace, request: RequestLifecycle | null =
 }
 
 function runDueSchedules(ns: Namespace, now: number, request: RequestLifecycle | null): void {
-  const state = stateOf(ns);
+  const state = ns.part(REPORT_CLOCK);
   // Moving the clock back moves the floor with it: runs from there on are run when reached.
   if (state.floorMs === null || now < state.floorMs) state.floorMs = now;
   const floor = state.floorMs;
@@ -118,3 +125,5 @@ function refreshExecutionStatuses(db: CollectionMap, now: number): void {
     }
   }
 }
+
+export const reportClockKind: PartKind<ReportClock> = { key: REPORT_CLOCK, eager: true, create: (ns) => new ReportClock(ns) };

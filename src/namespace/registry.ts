@@ -1,37 +1,15 @@
-// Namespaces keep parallel test runs apart: each has its own state seeded from the fixtures, its
-// own clock and whatever per-run state other areas attach (scenario counters, journal). The
-// `default` namespace is the one a plain base URL uses, and the only one persisted to a data file.
-import { Clock } from '../clock.js';
+// Namespaces keep parallel test runs apart: each has its own records seeded from the fixtures, its
+// own clock and its own parts (journal, scenario counters, report schedules). The `default`
+// namespace is the one a plain base URL uses, and the only one persisted to a data file. One
+// registry creates, keeps and evicts them.
 import { ApiError } from '../errors/api-error.js';
-import type { StoreData } from './records.js';
-import { Store } from './store.js';
+import type { StoreData } from '../store/records.js';
+import { Store } from '../store/store.js';
+import { Namespace } from './namespace.js';
+import { type PartKind, PartKinds } from './part.js';
 
 export const DEFAULT_NAMESPACE = 'default';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-export class Namespace {
-  readonly clock = new Clock();
-  lastUsedAt = Date.now();
-  private readonly resetHooks: Array<() => void> = [];
-
-  constructor(
-    readonly name: string,
-    readonly store: Store,
-  ) {}
-
-  /** Other areas register how to clear their per-namespace state on reset. */
-  onReset(hook: () => void): void {
-    this.resetHooks.push(hook);
-  }
-
-  /** Back to the seeded fixtures, with the clock and every attached counter cleared. */
-  reset(fixtures: StoreData): void {
-    this.store.replaceAll(fixtures);
-    // Hooks first: the clock's change listeners (report schedules) then see the cleared state.
-    for (const hook of this.resetHooks) hook();
-    this.clock.reset();
-  }
-}
 
 export interface NamespaceOptions {
   /** A fresh deep copy of the seeded fixtures, each call. */
@@ -40,21 +18,27 @@ export interface NamespaceOptions {
   defaultStore: Store;
   /** Most namespaces besides `default` kept at once; the least recently used idle one is evicted. */
   cap: number;
-  /** Called once for every namespace created, so other areas can attach their state. */
-  onCreate?: (ns: Namespace) => void;
+  /** Every kind of part a namespace of this sandbox has. */
+  parts: readonly PartKind[];
 }
 
 export class NamespaceRegistry {
   private readonly namespaces = new Map<string, Namespace>();
-  private readonly createHooks: Array<(ns: Namespace) => void> = [];
+  private readonly kinds: PartKinds;
   private evicted = 0;
 
   constructor(private readonly options: NamespaceOptions) {
+    this.kinds = new PartKinds(options.parts);
     this.create(DEFAULT_NAMESPACE, options.defaultStore);
   }
 
   static isValidName(name: string): boolean {
     return NAME.test(name);
+  }
+
+  /** The part kinds every namespace has (for checking an imported state before touching anything). */
+  get partKinds(): PartKinds {
+    return this.kinds;
   }
 
   /** The namespace of that name, created from the fixtures on first use. */
@@ -98,21 +82,13 @@ export class NamespaceRegistry {
     return this.namespaces.delete(name);
   }
 
-  /** Registers another area's per-namespace setup; it also runs at once for the namespaces that exist. */
-  onCreate(hook: (ns: Namespace) => void): void {
-    this.createHooks.push(hook);
-    for (const ns of this.namespaces.values()) hook(ns);
-  }
-
   get evictedCount(): number {
     return this.evicted;
   }
 
   private create(name: string, store: Store): Namespace {
-    const ns = new Namespace(name, store);
+    const ns = new Namespace(name, store, this.kinds);
     this.namespaces.set(name, ns);
-    this.options.onCreate?.(ns);
-    for (const hook of this.createHooks) hook(ns);
     return ns;
   }
 

@@ -1,0 +1,75 @@
+// One namespace: the home of everything a parallel test run has of its own. Records (its store),
+// its clock, and the parts other areas keep per namespace (part.ts: journal, scenario state and
+// counters, report schedules, ...). Reset, export and import act on all of them together.
+import { Clock, type ClockState } from '../clock.js';
+import type { StoreData } from '../store/records.js';
+import type { Store } from '../store/store.js';
+import type { NamespacePart, PartKey, PartKinds } from './part.js';
+
+/** A whole namespace as plain JSON (GET /_sandbox/state). */
+export interface NamespaceState {
+  namespace: string;
+  records: StoreData;
+  clock: ClockState;
+  /** Each part's exported state by part name; a part that was never used is absent. */
+  parts: Record<string, unknown>;
+}
+
+export class Namespace {
+  readonly clock = new Clock();
+  lastUsedAt = Date.now();
+  private readonly parts: (NamespacePart | undefined)[] = [];
+
+  constructor(
+    readonly name: string,
+    readonly store: Store,
+    private readonly kinds: PartKinds,
+  ) {
+    for (const kind of kinds.kinds) if (kind.eager) this.part(kind.key);
+  }
+
+  /** The namespace's part of that kind, made on first use. */
+  part<P extends NamespacePart>(key: PartKey<P>): P {
+    const made = this.parts[key.index];
+    if (made !== undefined) return made as P;
+    const part = this.kinds.kindOf(key).create(this);
+    this.parts[key.index] = part;
+    return part;
+  }
+
+  /** The part if it was made (reading a journal must not make one). */
+  existingPart<P extends NamespacePart>(key: PartKey<P>): P | undefined {
+    return this.parts[key.index] as P | undefined;
+  }
+
+  /** Back to the seeded fixtures: records, then every part's declared reset, then the clock. */
+  reset(fixtures: StoreData): void {
+    this.store.replaceAll(fixtures);
+    // Parts first: the clock's change listeners (report schedules) then see the cleared state.
+    for (const part of this.parts) part?.reset();
+    this.clock.reset();
+  }
+
+  exportState(): NamespaceState {
+    const parts: Record<string, unknown> = {};
+    for (const kind of this.kinds.kinds) {
+      const part = this.existingPart(kind.key);
+      if (part) parts[kind.key.name] = part.exportState();
+    }
+    return { namespace: this.name, records: this.store.data, clock: this.clock.snapshot(), parts };
+  }
+
+  /**
+   * Makes this namespace what `state` describes (its records already checked by the caller). A part
+   * the state does not name starts fresh. Throws, naming the part, on a part state it cannot take;
+   * the caller checks parts first (checkPartStates) so nothing is half imported.
+   */
+  importState(state: Omit<NamespaceState, 'namespace'>): void {
+    this.store.replaceAll(state.records);
+    for (const kind of this.kinds.kinds) {
+      const value = state.parts[kind.key.name];
+      if (value !== undefined || this.existingPart(kind.key)) this.part(kind.key).importState(value ?? null);
+    }
+    this.clock.restore(state.clock);
+  }
+}
