@@ -1,13 +1,14 @@
 // createApp(deps): the request flow of the sandbox, top to bottom, in one screen.
 import { Hono } from 'hono';
-import { adminRoutes } from './admin/routes.js';
+import { adminContextOf, requireAdminToken } from './admin/routes.js';
 import { authenticate } from './auth/authenticate.js';
 import { docsRoutes } from './docs/routes.js';
 import { limitBodySize } from './http/body-limit.js';
+import { callOf, type SandboxEnv } from './http/call.js';
 import { corsForBrowsers } from './http/cors.js';
 import { dispatch } from './http/dispatch.js';
-import type { SandboxEnv } from './http/env.js';
 import { handleError } from './http/error-handler.js';
+import { OperationContext } from './http/handler.js';
 import { matchOperation } from './http/match-operation.js';
 import { pathWithoutNamespace, selectNamespace } from './http/namespace.js';
 import { asMiddleware, pipeline } from './http/pipeline.js';
@@ -24,6 +25,7 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   const { config } = deps;
   const app = new Hono<SandboxEnv>({ getPath: pathWithoutNamespace });
   const onError = handleError(deps.logger, config.validateResponses ? errorContract(deps.api.spec) : null); // self-check errors too
+  const { validateResponses } = config;
 
   const everyRequest = [
     requestId(), //                                           x-request-id in and out
@@ -33,28 +35,40 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   ];
   const namespace = selectNamespace(deps.namespaces); //     /ns/{name}/ prefix or x-sandbox-namespace
 
-  // The sandbox's own routes, as Hono routes behind the same first steps.
+  // Documents and their pages: no operation document describes them, so plain Hono routes.
   app.route('/', docsRoutes(everyRequest.map(asMiddleware))); // /docs, /openapi.json, /openapi.admin.json: no auth, not journaled
-  app.use('/_sandbox/*', ...[...everyRequest, namespace].map(asMiddleware));
-  app.all('/_sandbox/*', adminRoutes(deps)); //                control API (openapi.admin.json)
 
-  // Every other request is an API call: one handler runs its steps in order (src/http/pipeline.ts).
+  // The control API (openapi.admin.json): the same pipeline, behind the admin token, not journaled.
+  const answerControlCall = pipeline(
+    [
+      ...everyRequest,
+      namespace,
+      requireAdminToken(config.adminToken), //                  401/403 when a token is required
+      matchOperation(deps.admin.router), //                     operation from openapi.admin.json, else 404/405
+      validate(), //                                            400 with one detail per problem
+    ],
+    dispatch({ handlers: deps.admin.handlers, contextOf: adminContextOf(deps.admin.deps), validateResponses }),
+    onError,
+  );
+  app.all('/_sandbox/*', answerControlCall);
+
+  // Every other request is an API call (openapi.json).
   const answerApiCall = pipeline(
     [
       ...everyRequest,
       namespace,
-      recordInJournal({ size: config.journalSize }), //          every API request and its response (not /_sandbox)
+      recordInJournal(), //                                      every API request and its response
       checkScenarioHeaders(deps), //                              400 for unknown x-sandbox-scenario names or undeclared Prefer: code
       matchOperation(deps.api.router), //                         operation from openapi.json, else 404/405
       authenticate({ mode: config.auth, tokenCache: deps.tokenCache }), // 401 token, 403 scope, 403 merchant
       injectScenario(deps), //                                    x-sandbox-scenario, Prefer: code=, active scenarios
       validate(), //                                              400 with one detail per problem
     ],
-    dispatch({ handlers: deps.api.handlers, services: deps.services, validateResponses: config.validateResponses }),
+    dispatch({ handlers: deps.api.handlers, contextOf: (call) => new OperationContext(call, deps.services), validateResponses }),
     onError,
   );
   app.all('*', answerApiCall);
 
-  app.onError(onError);
+  app.onError((err, c) => onError(err, callOf(c))); // the docs routes' errors
   return app;
 }

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { seedData } from '../fixtures/seed-cache.js';
 import { assertSafeExposure } from './admin/exposure.js';
 import { adminHandlers } from './admin/index.js';
-import type { AdminHandlerMap } from './admin/types.js';
+import type { AdminDeps, AdminHandlerMap } from './admin/types.js';
 import { TokenCache } from './auth/verify-token.js';
 import { defaultConfig, type SandboxConfig } from './config.js';
 import { OperationRouter } from './http/operation-router.js';
@@ -40,6 +40,8 @@ export interface ServedAdmin {
   spec: SpecIndex;
   router: OperationRouter;
   handlers: AdminHandlerMap;
+  /** What its handlers may use of the sandbox. */
+  deps: AdminDeps;
 }
 
 export interface SandboxDeps {
@@ -80,7 +82,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const logger = options.logger ?? createLogger(config); //   secrets censored, format from config
   const api = serveSpec(indexSpec(loadSpec(), 'openapi.json', [], { lazy: true }), apiHandlers(`payments-sandbox-cursor-${config.seed}`), 'openapi.json');
   const adminDoc = loadSpec(join(packageRoot(), 'openapi.admin.json'));
-  const admin = serveSpec(indexSpec(adminDoc, 'openapi.admin.json', [api.spec], { lazy: true }), adminHandlers, 'openapi.admin.json');
+  const adminServed = serveSpec(indexSpec(adminDoc, 'openapi.admin.json', [api.spec], { lazy: true }), adminHandlers, 'openapi.admin.json');
   // A bad file fails boot, naming file and path; the built-in files were checked by the build.
   const scenarios = config.scenariosDir === null ? builtInScenarios(api.spec) : loadScenarios(config.scenariosDir, api.spec);
   const fixtureSource = new FixtureSource(options.seedData ?? (await seedData(config.seed)), config.fixturesDir);
@@ -89,11 +91,20 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   // What every namespace keeps besides its records and clock (namespace/part.ts).
   const parts = [journalKind(config.journalSize), reportClockKind, scenarioStateKind(scenarios, config.seed)];
   const namespaces = new NamespaceRegistry({ fixtures, defaultStore, cap: config.namespaceCap, parts });
+  const version = packageVersion();
+  const adminDeps: AdminDeps = {
+    version,
+    seed: config.seed,
+    namespaceCap: config.namespaceCap,
+    namespaces,
+    scenarios,
+    recordSchemas: adminServed.spec.compiler,
+  };
   return {
     config,
-    version: packageVersion(),
+    version,
     api,
-    admin,
+    admin: { ...adminServed, deps: adminDeps },
     namespaces,
     scenarios,
     fixtures,

@@ -5,7 +5,7 @@ const startedAt = Date.now();
 export const healthHandlers: AdminHandlerMap = {
   getHealth({ deps, ns }) {
     return {
-      body: { status: 'ok', version: deps.version, seed: deps.config.seed, namespace: ns.name, uptime_seconds: (Date.now() - startedAt) / 1000 },
+      body: { status: 'ok', version: deps.version, seed: deps.seed, namespace: ns.name, uptime_seconds: (Date.now() - startedAt) / 1000 },
     };
   },
 };

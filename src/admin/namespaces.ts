@@ -15,7 +15,7 @@ export const namespaceHandlers: AdminHandlerMap = {
       record_counts: recordCounts(ns.store.data),
       journal_size: ns.existingPart(JOURNAL)?.size ?? 0,
     }));
-    return { body: { items, cap: deps.config.namespaceCap, evicted: deps.namespaces.evictedCount } };
+    return { body: { items, cap: deps.namespaceCap, evicted: deps.namespaces.evictedCount } };
   },
 
   deleteNamespace({ deps, params }) {

@@ -106,7 +106,7 @@ function objectBody(body: unknown): Record<string, any> {
 async function checkRecord(ctx: AdminContext, collection: CollectionName, record: AnyRecord, selfId: string | null): Promise<void> {
   const shape = RECORD_SHAPES[collection];
   await shape.derive?.(record);
-  const problems = recordProblems(ctx.deps.admin.spec.compiler, collection, record);
+  const problems = recordProblems(ctx.deps.recordSchemas, collection, record);
   if (problems.length) throw ApiError.badRequest(summarize(problems), problems);
   const db = ctx.ns.store.collections;
   checkReferences(db, collection, record);

@@ -5,7 +5,7 @@ import { SCENARIO_STATE, type ScenarioState } from '../scenarios/state.js';
 import { scenarioNames } from '../scenarios/types.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
 
-function stateOf({ deps, ns }: AdminContext): ScenarioState {
+function stateOf({ ns }: AdminContext): ScenarioState {
   return ns.part(SCENARIO_STATE);
 }
 

@@ -24,7 +24,7 @@ export const snapshotHandlers: AdminHandlerMap = {
       const seen = new Set<unknown>();
       for (const [index, record] of (input.collections[name] ?? []).entries()) {
         const pointer = `/collections/${name}/${index}`;
-        problems.push(...recordProblems(deps.admin.spec.compiler, name, record, pointer));
+        problems.push(...recordProblems(deps.recordSchemas, name, record, pointer));
         if (seen.has(record.id))
           problems.push({
             location: 'body',

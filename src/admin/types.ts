@@ -1,10 +1,24 @@
 import type { Namespace } from '../namespace/namespace.js';
-import type { HandlerResult } from '../resources/types.js';
-import type { SandboxDeps } from '../sandbox.js';
+import type { NamespaceRegistry } from '../namespace/registry.js';
+import type { ScenarioCatalog } from '../scenarios/types.js';
+import type { SchemaCompiler } from '../spec/schema-compiler.js';
 
-/** What a control-API handler receives: the whole sandbox and the namespace of the request. */
+export type { HandlerResult } from '../http/handler.js';
+
+/** What the control API's handlers may use of the sandbox: built once at boot (sandbox.ts). */
+export interface AdminDeps {
+  version: string;
+  seed: number;
+  namespaceCap: number;
+  namespaces: NamespaceRegistry;
+  scenarios: ScenarioCatalog;
+  /** Compiles the stored-shape schemas of openapi.admin.json (records API, snapshot and state import). */
+  recordSchemas: SchemaCompiler;
+}
+
+/** What a control-API handler receives: the sandbox's admin deps and the request's namespace and input. */
 export interface AdminContext {
-  deps: SandboxDeps;
+  deps: AdminDeps;
   ns: Namespace;
   params: Record<string, string>;
   query: Record<string, any>;
@@ -13,5 +27,5 @@ export interface AdminContext {
   requestId: string;
 }
 
-export type AdminHandler = (ctx: AdminContext) => HandlerResult | Promise<HandlerResult>;
+export type AdminHandler = (ctx: AdminContext) => import('../http/handler.js').HandlerResult | Promise<import('../http/handler.js').HandlerResult>;
 export type AdminHandlerMap = Record<string, AdminHandler>;

@@ -1,10 +1,9 @@
 // Authentication and authorization of a matched operation: the bearer token (401), the operation's
 // scope (403) and the merchant account (403), in that order.
-import type { Context } from 'hono';
 import { ApiError } from '../errors/api-error.js';
-import type { Principal, SandboxEnv } from '../http/env.js';
-import { requestHeader } from '../http/headers.js';
+import type { Call, Principal } from '../http/call.js';
 import type { Step } from '../http/pipeline.js';
+import type { Operation } from '../spec/operations.js';
 import type { Store } from '../store/store.js';
 import { ALL_SCOPES } from './mint-token.js';
 import { allowedScope, grants, roleScopesOf } from './scopes.js';
@@ -34,45 +33,48 @@ export function authenticate(deps: AuthDeps): Step {
     return lastToken;
   };
   return {
-    before(c) {
-      const operation = c.get('operation');
-      const store = c.get('ns').store;
-      const merchantAccountId = requestHeader(c, MERCHANT_ACCOUNT_HEADER) || DEFAULT_MERCHANT_ACCOUNT;
-      c.set('merchantAccountId', merchantAccountId);
+    name: 'authenticate',
+    requires: ['namespace', 'operation'],
+    provides: ['principal'],
+    before(call) {
+      const operation = call.operation as Operation;
+      const store = call.ns.store;
+      const merchantAccountId = call.header(MERCHANT_ACCOUNT_HEADER) || DEFAULT_MERCHANT_ACCOUNT;
+      call.merchantAccountId = merchantAccountId;
       if (!operation.requiresAuth) {
         // Public operations (Click to Pay) ignore any Authorization header, even an expired token.
         checkMerchantExists(store, merchantAccountId);
-        c.set('principal', { kind: 'anonymous', keyPair: null, scopes: [], claims: {} });
+        call.principal = { kind: 'anonymous', keyPair: null, scopes: [], claims: {} };
         return;
       }
       if (deps.mode === 'none') {
         checkMerchantExists(store, merchantAccountId);
-        c.set('principal', { kind: 'auth-off', keyPair: null, scopes: [...ALL_SCOPES], claims: {} });
+        call.principal = { kind: 'auth-off', keyPair: null, scopes: [...ALL_SCOPES], claims: {} };
         return;
       }
-      const token = tokenOf(requestHeader(c, 'authorization'));
+      const token = tokenOf(call.header('authorization'));
       const verified = verifyToken(token, store, deps.tokenCache, wallClock());
       // A token seen before is checked without waiting; a new one waits for its signature check.
-      if (verified instanceof Promise) return verified.then((v) => authorize(c, v));
-      authorize(c, verified);
+      if (verified instanceof Promise) return verified.then((v) => authorize(call, v));
+      authorize(call, verified);
     },
   };
 }
 
 /** The verified token's pair may call this operation (scope) for this merchant account. */
-function authorize(c: Context<SandboxEnv>, verified: VerifiedToken): void {
-  const store = c.get('ns').store;
-  const operation = c.get('operation');
+function authorize(call: Call, verified: VerifiedToken): void {
+  const store = call.ns.store;
+  const operation = call.operation as Operation;
   const pair = verified.pair;
   // Authenticated: the pair was used, whether or not this operation is then allowed. Written only
   // when the instant changed: a busy client would otherwise rewrite the record (and, with --data,
   // append it to the change log) on every request of the same millisecond.
-  const now = c.get('ns').clock.nowIso();
+  const now = call.ns.clock.nowIso();
   if (pair.last_used_at !== now) store.collections.api_key_pairs.update(pair.id, { last_used_at: now });
   checkScope(operation.id, operation.scopes, verified.scopes, roleScopesOf(store.collections.roles, pair.role_ids), pair.id);
-  checkMerchantAccess(store, c.get('merchantAccountId'), pair.merchant_account_ids, pair.id);
+  checkMerchantAccess(store, call.merchantAccountId as string, pair.merchant_account_ids, pair.id);
   const principal: Principal = { kind: 'key-pair', keyPair: pair, scopes: verified.scopes, claims: verified.claims as Record<string, unknown> };
-  c.set('principal', principal);
+  call.principal = principal;
 }
 
 /** `Bearer <token>`: the scheme is case-insensitive and may be followed by several spaces (RFC 7235). */

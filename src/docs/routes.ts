@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { ApiError } from '../errors/api-error.js';
-import type { SandboxEnv } from '../http/env.js';
+import type { SandboxEnv } from '../http/call.js';
 import { packageRoot } from '../spec/load-spec.js';
 import { docsPage } from './page.js';
 import { swaggerAsset } from './swagger-assets.js';

@@ -5,7 +5,6 @@
 // Request object for every GET.
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from '../errors/api-error.js';
-import { requestHeader } from './headers.js';
 import type { Step } from './pipeline.js';
 
 export function limitBodySize(maxBytes: number): Step {
@@ -18,14 +17,15 @@ export function limitBodySize(maxBytes: number): Step {
   });
   const done = async () => {};
   return {
-    before(c) {
-      const length = requestHeader(c, 'content-length');
+    name: 'body limit',
+    before(call) {
+      const length = call.header('content-length');
       if (length !== undefined) {
         if (Number(length) > maxBytes) throw tooLarge();
         return;
       }
-      if (requestHeader(c, 'transfer-encoding') === undefined) return;
-      return countStreamed(c, done).then(() => undefined);
+      if (call.header('transfer-encoding') === undefined) return;
+      return countStreamed(call.context, done).then(() => undefined);
     },
   };
 }

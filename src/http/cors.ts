@@ -3,16 +3,16 @@
 // need no CORS headers; skipping the middleware for them matters because it touches the response
 // after the handler, which makes Hono rebuild the response.
 import { cors } from 'hono/cors';
-import { requestHeader } from './headers.js';
 import type { Step } from './pipeline.js';
 
 export function corsForBrowsers(exposeHeaders: string[]): Step {
   const applyCors = cors({ origin: '*', exposeHeaders });
   return {
-    before(c) {
-      if (c.req.method !== 'OPTIONS' && requestHeader(c, 'origin') === undefined) return;
+    name: 'CORS',
+    before(call) {
+      if (call.method !== 'OPTIONS' && call.header('origin') === undefined) return;
       // A preflight is answered here; any other request runs inside, then gets the headers.
-      return (rest) => applyCors(c, rest);
+      return (rest) => applyCors(call.context, rest);
     },
   };
 }

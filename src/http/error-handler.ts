@@ -1,11 +1,11 @@
 // The one place error bodies are written: every ApiError becomes the reference's body; anything
 // else is a bug, logged with its stack and answered as a 500 server_error.
-import type { ErrorHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { ApiError, errorBody } from '../errors/api-error.js';
-import type { SandboxEnv } from './env.js';
+import type { Call } from './call.js';
 import { jsonResponse } from './json-response.js';
+import type { OnError } from './pipeline.js';
 import { type ErrorContract, SelfCheckError } from './response-check.js';
 
 export function toApiError(err: unknown): ApiError {
@@ -18,25 +18,25 @@ export function toApiError(err: unknown): ApiError {
 }
 
 /** `contract`: check every error answer against openapi.json (response self-check mode); null: off. */
-export function handleError(logger: Logger, contract: ErrorContract | null = null): ErrorHandler<SandboxEnv> {
-  return function writeErrorBody(err, c) {
+export function handleError(logger: Logger, contract: ErrorContract | null = null): OnError {
+  return function writeErrorBody(err: unknown, call: Call) {
     let apiError = toApiError(err);
     if (!(err instanceof ApiError) && !(err instanceof HTTPException)) {
-      logger.error({ err, requestId: c.get('requestId'), path: c.req.path }, 'unhandled error');
+      logger.error({ err, requestId: call.requestId, path: call.path }, 'unhandled error');
     }
     if (contract && !(apiError instanceof SelfCheckError)) {
-      const problem = contract.problemWithError(c.get('operation'), apiError.status, errorBody(apiError));
+      const problem = contract.problemWithError(call.operation, apiError.status, errorBody(apiError));
       if (problem) apiError = new SelfCheckError(problem);
     }
     const headers: Record<string, string> = {};
     if (apiError instanceof SelfCheckError) {
-      logger.error({ requestId: c.get('requestId'), path: c.req.path, problem: apiError.message }, 'response breaks openapi.json');
+      logger.error({ requestId: call.requestId, path: call.path, problem: apiError.message }, 'response breaks openapi.json');
     } else {
       Object.assign(headers, apiError.extra.headers);
     }
     // A refused body was never read: the connection cannot carry another request, and a client
     // that reused it would get a reset instead of its next answer.
     if (apiError.status === 413) headers.connection = 'close';
-    return jsonResponse(c, errorBody(apiError), apiError.status, headers);
+    return jsonResponse(call, errorBody(apiError), apiError.status, headers);
   };
 }

@@ -1,28 +1,40 @@
-// Every response the API writes goes through here. The Response is built with a plain header
-// object, which @hono/node-server writes straight to the socket; c.header() or Hono's c.body() with
-// more than one header would build a Headers instance per request instead, the costliest part of a
-// simple GET. So headers a middleware wants on the answer go in the `responseHeaders` variable, not
-// c.header(). The JSON text is kept on the context, so the journal records it without cloning the
-// response stream.
-import type { HttpBindings } from '@hono/node-server';
-import type { Context } from 'hono';
-import type { SandboxEnv } from './env.js';
+// Every answer the sandbox's pipelines write goes through here. The Response is built with a plain
+// header object, which @hono/node-server writes straight to the socket; c.header() or Hono's
+// c.body() with more than one header would build a Headers instance per request instead, the
+// costliest part of a simple GET. So headers a step wants on the answer go through
+// call.addResponseHeader(). The JSON sent is kept on the call, so the journal records it without
+// cloning the response stream.
+//
+// Large answers assembled from pieces of kept JSON (a gift card list page) are copied into buffers
+// of a pool owned here: a buffer is used again once Node has written its response.
+import { BufferPool } from './buffer-pool.js';
+import type { Call } from './call.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
-/**
- * JSON text already encoded as UTF-8 (a list page assembled from kept record bytes), with its
- * length in characters, which the journal's limits count in.
- */
+/** JSON text already encoded as UTF-8, with its length in characters, which the journal's limits count in. */
 export interface JsonBytes {
   bytes: Buffer<ArrayBuffer>;
   chars: number;
-  /** Called once the response carrying the bytes has been written: they may be reused (buffer-pool.ts). */
-  release?: () => void;
 }
 
-/** What an API answer carried: its JSON text, its JSON bytes, or '' for no body. */
+/**
+ * A JSON answer made of pieces of kept UTF-8 JSON: `opening`, the pieces separated by commas, then
+ * `closing` (a list page: '{"items":[', the cards, '],"limit":...}').
+ */
+export interface JsonPieces {
+  opening: string;
+  pieces: readonly Buffer[];
+  /** The pieces' length in characters (UTF-16 units). */
+  pieceChars: number;
+  closing: string;
+}
+
+/** What an answer carried: its JSON text, its JSON bytes, or '' for no body. */
 export type SentBody = string | JsonBytes;
+
+/** The byte between two pieces. */
+const COMMA = 0x2c;
 
 /**
  * A body longer than this is handed to Node as bytes: Node writes a string body by prepending the
@@ -31,36 +43,58 @@ export type SentBody = string | JsonBytes;
  */
 const LARGE_BODY_CHARS = 16 * 1024;
 
-function respond(c: Context<SandboxEnv>, body: SentBody | null, status: number, headers: Record<string, string> | undefined): Response {
+/** Where answers made of pieces are assembled. */
+const pages = new BufferPool();
+
+function respond(call: Call, body: SentBody | null, status: number, headers: Record<string, string> | undefined): Response {
   const all: Record<string, string> = body === null ? {} : { 'content-type': 'application/json' };
-  all[REQUEST_ID_HEADER] = c.get('requestId');
-  const fromSteps = c.get('responseHeaders');
-  if (fromSteps) Object.assign(all, fromSteps);
+  all[REQUEST_ID_HEADER] = call.requestId;
+  if (call.responseHeaders) Object.assign(all, call.responseHeaders);
   if (headers) Object.assign(all, headers);
   const payload = typeof body === 'string' ? (body.length > LARGE_BODY_CHARS ? Buffer.from(body) : body) : body === null ? null : body.bytes;
   const res = new Response(payload, { status, headers: all });
-  c.set('sentJson', { res, body: body ?? '' });
-  // Only Node's own response says when its bytes are written; without one (in process) the GC takes them.
-  if (body !== null && typeof body !== 'string' && body.release) (c.env as Partial<HttpBindings> | undefined)?.outgoing?.once('finish', body.release);
+  call.sent = { res, body: body ?? '' };
   return res;
 }
 
-export function jsonResponse(c: Context<SandboxEnv>, body: unknown, status: number, headers?: Record<string, string>): Response {
-  return respond(c, JSON.stringify(body), status, headers);
+export function jsonResponse(call: Call, body: unknown, status: number, headers?: Record<string, string>): Response {
+  return respond(call, JSON.stringify(body), status, headers);
 }
 
 /** A body that is JSON text already, or JSON bytes. */
-export function jsonTextResponse(c: Context<SandboxEnv>, json: SentBody, status: number, headers?: Record<string, string>): Response {
-  return respond(c, json, status, headers);
+export function jsonTextResponse(call: Call, json: SentBody, status: number, headers?: Record<string, string>): Response {
+  return respond(call, json, status, headers);
 }
 
 /** A response without a body (204: no content type either). */
-export function emptyResponse(c: Context<SandboxEnv>, status: number, headers?: Record<string, string>): Response {
-  return respond(c, null, status, headers);
+export function emptyResponse(call: Call, status: number, headers?: Record<string, string>): Response {
+  return respond(call, null, status, headers);
+}
+
+/**
+ * The pieces joined into one buffer of the pool, given back once Node has written the answer that
+ * carries it (a buffer whose answer is never written, or written without Node, is left to the GC).
+ */
+export function assemble(call: Call, json: JsonPieces): JsonBytes {
+  const { opening, pieces, closing } = json;
+  const commas = Math.max(0, pieces.length - 1);
+  let length = Buffer.byteLength(opening) + Buffer.byteLength(closing) + commas;
+  for (let i = 0; i < pieces.length; i++) length += pieces[i].length;
+  const bytes = pages.take(length);
+  let at = bytes.write(opening, 0);
+  for (let i = 0; i < pieces.length; i++) {
+    if (i > 0) bytes[at++] = COMMA;
+    // set(), not copy(): Node 20's copy() makes a new view of the source on every call.
+    bytes.set(pieces[i], at);
+    at += pieces[i].length;
+  }
+  bytes.write(closing, at);
+  call.onWritten(() => pages.give(bytes));
+  return { bytes, chars: opening.length + closing.length + commas + json.pieceChars };
 }
 
 /** The JSON body of the response (text or bytes; '' for none), when it is still the one made here (no rewrite since). */
-export function sentBody(c: Context<SandboxEnv>): SentBody | undefined {
-  const sent = c.get('sentJson');
-  return sent && sent.res === c.res ? sent.body : undefined;
+export function sentBody(call: Call): SentBody | undefined {
+  const sent = call.sent;
+  return sent && sent.res === call.res ? sent.body : undefined;
 }

@@ -2,7 +2,6 @@
 // or the x-sandbox-namespace header; neither means `default`.
 import { getPath } from 'hono/utils/url';
 import type { NamespaceRegistry } from '../namespace/registry.js';
-import { requestHeader } from './headers.js';
 import type { Step } from './pipeline.js';
 
 export const NAMESPACE_HEADER = 'x-sandbox-namespace';
@@ -29,9 +28,11 @@ export function namespaceOfPath(path: string): string | null {
 
 export function selectNamespace(registry: NamespaceRegistry): Step {
   return {
-    before(c) {
-      const name = namespaceOfPath(getPath(c.req.raw)) ?? requestHeader(c, NAMESPACE_HEADER) ?? undefined;
-      c.set('ns', registry.get(name || undefined));
+    name: 'namespace',
+    provides: ['namespace'],
+    before(call) {
+      const name = namespaceOfPath(getPath(call.context.req.raw)) ?? call.header(NAMESPACE_HEADER) ?? undefined;
+      call.ns = registry.get(name || undefined);
     },
   };
 }

@@ -9,10 +9,11 @@
 // Semantics match Hono's chain: an error thrown anywhere becomes the error handler's response at
 // that point, and the `after` parts of the steps already passed still run (the journal records
 // error answers; the request log logs them).
-import type { Context, ErrorHandler, MiddlewareHandler } from 'hono';
-import type { SandboxEnv } from './env.js';
+import type { Context, MiddlewareHandler } from 'hono';
+import { Call, callOf, type SandboxEnv } from './call.js';
 
-type Ctx = Context<SandboxEnv>;
+/** What a step sets on the call for later steps: the pipeline checks at boot that each is set before it is needed. */
+export type Provision = 'request id' | 'namespace' | 'operation' | 'principal' | 'input';
 
 /** Runs the rest of the pipeline inside the step (CORS adds its headers after it); may answer instead. */
 // biome-ignore lint/suspicious/noConfusingVoidType: a step with nothing to say returns nothing (void), not undefined
@@ -22,121 +23,133 @@ export type Around = (rest: () => Promise<void>) => Promise<Response | void>;
 type BeforeResult = void | Response | Around;
 
 export interface Step {
+  /** For messages and tests: what the step does, in a few words. */
+  name: string;
+  /** What it reads that an earlier step must have set. */
+  requires?: readonly Provision[];
+  /** What it sets for the steps after it. */
+  provides?: readonly Provision[];
   /**
    * Before the operation's handler, in order. Throw to answer with an error body; return a
    * Response to answer now (later steps and the handler are skipped); return an Around to wrap
    * the rest. A promise of any of those when the step has to wait.
    */
-  before?(c: Ctx): BeforeResult | Promise<BeforeResult>;
+  before?(call: Call): BeforeResult | Promise<BeforeResult>;
   /** Once the answer exists (error answers too), last step first. */
-  after?(c: Ctx): void | Promise<void>;
+  after?(call: Call): void | Promise<void>;
 }
 
-export type Answer = (c: Ctx) => Response | Promise<Response>;
+export type Answer = (call: Call) => Response | Promise<Response>;
+
+/** Turns anything thrown into the answer (error-handler.ts). */
+export type OnError = (err: unknown, call: Call) => Response | Promise<Response>;
 
 /** Nothing, when the work is done; a promise when some part of it had to wait. */
 type Done = void | Promise<void>;
 
-export function pipeline(steps: Step[], answer: Answer, onError: ErrorHandler<SandboxEnv>): (c: Ctx) => Response | Promise<Response> {
+export function pipeline(steps: Step[], answer: Answer, onError: OnError): (c: Context) => Response | Promise<Response> {
+  checkOrder(steps);
   // Each function below carries on from a point of the run: `from` is the first step of this run
   // (an Around runs the steps after it as a run of their own), and the `after` parts to run at
   // the end are those of steps[from..end).
 
   /** Steps from `at` on, then the answer; steps[from..at) have passed. */
-  function advance(c: Ctx, from: number, at: number): Done {
+  function advance(call: Call, from: number, at: number): Done {
     let i = at;
     // biome-ignore lint/complexity/noUselessUndefinedInitialization: TypeScript needs it definitely assigned when no step runs
     let result: BeforeResult | Promise<BeforeResult> = undefined;
     try {
       for (; i < steps.length; i++) {
         const before = steps[i].before;
-        if (before && (result = before(c)) !== undefined) break;
+        if (before && (result = before(call)) !== undefined) break;
       }
       if (i === steps.length) {
-        const response = answer(c);
+        const response = answer(call);
         if (response instanceof Promise) {
           return response.then(
-            (r) => answered(c, from, steps.length, r),
-            (err) => fail(c, from, steps.length, err),
+            (r) => answered(call, from, steps.length, r),
+            (err) => fail(call, from, steps.length, err),
           );
         }
-        c.res = response;
+        call.res = response;
       }
     } catch (err) {
-      return fail(c, from, i, err);
+      return fail(call, from, i, err);
     }
-    if (i === steps.length) return unwind(c, from, i);
+    if (i === steps.length) return unwind(call, from, i);
     if (result instanceof Promise) {
       const index = i;
       return result.then(
-        (r) => stepResult(c, from, index, r),
-        (err) => fail(c, from, index, err),
+        (r) => stepResult(call, from, index, r),
+        (err) => fail(call, from, index, err),
       );
     }
-    return stepResult(c, from, i, result as BeforeResult);
+    return stepResult(call, from, i, result as BeforeResult);
   }
 
   /** What step `i`'s `before` gave. */
-  function stepResult(c: Ctx, from: number, i: number, result: BeforeResult): Done {
-    if (result === undefined) return advance(c, from, i + 1);
+  function stepResult(call: Call, from: number, i: number, result: BeforeResult): Done {
+    if (result === undefined) return advance(call, from, i + 1);
     // A step that answers is not passed: its `after` does not run.
-    if (result instanceof Response) return answered(c, from, i, result);
+    if (result instanceof Response) return answered(call, from, i, result);
     // biome-ignore lint/suspicious/noConfusingVoidType: a step with nothing to say returns nothing (void), not undefined
     let wrapped: Promise<Response | void>;
     try {
-      wrapped = result(async () => advance(c, i + 1, i + 1));
+      wrapped = result(async () => advance(call, i + 1, i + 1));
     } catch (err) {
-      return fail(c, from, i, err);
+      return fail(call, from, i, err);
     }
     return wrapped.then(
-      (response) => (response ? answered(c, from, i + 1, response) : unwind(c, from, i + 1)),
-      (err) => fail(c, from, i, err),
+      (response) => (response ? answered(call, from, i + 1, response) : unwind(call, from, i + 1)),
+      (err) => fail(call, from, i, err),
     );
   }
 
-  function answered(c: Ctx, from: number, end: number, response: Response): Done {
-    c.res = response;
-    return unwind(c, from, end);
+  function answered(call: Call, from: number, end: number, response: Response): Done {
+    call.res = response;
+    return unwind(call, from, end);
   }
 
   /** The error handler's answer to `err`, then the `after` parts of steps[from..end). */
-  function fail(c: Ctx, from: number, end: number, err: unknown): Done {
-    const response = onError(err as Error, c);
-    if (response instanceof Promise) return response.then((r) => answered(c, from, end, r));
-    return answered(c, from, end, response);
+  function fail(call: Call, from: number, end: number, err: unknown): Done {
+    const response = onError(err, call);
+    if (response instanceof Promise) return response.then((r) => answered(call, from, end, r));
+    return answered(call, from, end, response);
   }
 
   /** The `after` parts of steps[from..end), last first. */
-  function unwind(c: Ctx, from: number, end: number): Done {
+  function unwind(call: Call, from: number, end: number): Done {
     for (let i = end - 1; i >= from; i--) {
       const after = steps[i].after;
       if (!after) continue;
       let done: Done;
       try {
-        done = after(c);
+        done = after(call);
       } catch (err) {
-        return fail(c, from, i, err);
+        return fail(call, from, i, err);
       }
       if (done instanceof Promise) {
         const index = i;
         return done.then(
-          () => unwind(c, from, index),
-          (err) => fail(c, from, index, err),
+          () => unwind(call, from, index),
+          (err) => fail(call, from, index, err),
         );
       }
     }
   }
 
-  return function runPipeline(c) {
-    const done = advance(c, 0, 0);
-    return done instanceof Promise ? done.then(() => c.res) : c.res;
+  return function runPipeline(context) {
+    const call = new Call(context);
+    const done = advance(call, 0, 0);
+    return done instanceof Promise ? done.then(() => call.res) : call.res;
   };
 }
 
 /** The same step as Hono middleware, for the sandbox's own routes (docs, control API). */
 export function asMiddleware(step: Step): MiddlewareHandler<SandboxEnv> {
   return async function runStep(c, next) {
-    let result = step.before?.(c);
+    const call = callOf(c);
+    let result = step.before?.(call);
     if (result instanceof Promise) result = await result;
     if (result instanceof Response) return result;
     if (typeof result === 'function') {
@@ -147,6 +160,16 @@ export function asMiddleware(step: Step): MiddlewareHandler<SandboxEnv> {
     } else {
       await next();
     }
-    await step.after?.(c);
+    await step.after?.(call);
   };
+}
+
+/** Every step finds what it requires set by a step before it; a wrong order fails boot, naming the step. */
+function checkOrder(steps: readonly Step[]): void {
+  const provided = new Set<Provision>();
+  for (const step of steps) {
+    const missing = (step.requires ?? []).filter((need) => !provided.has(need));
+    if (missing.length) throw new Error(`pipeline: step '${step.name}' requires ${missing.join(', ')}, which no step before it provides`);
+    for (const given of step.provides ?? []) provided.add(given);
+  }
 }

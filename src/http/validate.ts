@@ -1,28 +1,29 @@
 // Parses the JSON body and validates path, query, header and body against the operation's
 // compiled schemas; every problem becomes one `details` item of a single 400.
-import type { Context } from 'hono';
 import { ApiError } from '../errors/api-error.js';
 import { type Operation, summarize, validateRequest } from '../spec/operations.js';
-import type { SandboxEnv } from './env.js';
-import { requestHeader } from './headers.js';
+import type { Call } from './call.js';
 import type { Step } from './pipeline.js';
 
 export function validate(): Step {
   return {
-    before(c) {
-      const operation = c.get('operation');
+    name: 'validate',
+    requires: ['operation'],
+    provides: ['input'],
+    before(call) {
+      const operation = call.operation as Operation;
       // A GET has no body to wait for: validated without a promise.
-      if (!operation.hasBody) return check(c, operation, undefined, null);
-      return c.req.text().then((text) => {
-        c.set('bodyText', text);
+      if (!operation.hasBody) return check(call, operation, undefined, null);
+      return call.readBody().then((text) => {
+        call.bodyText = text;
         let body: unknown;
         try {
-          body = readJsonBody(requestHeader(c, 'content-type') ?? null, text, operation.bodyRequired);
+          body = readJsonBody(call.header('content-type') ?? null, text, operation.bodyRequired);
         } catch (err) {
           if (!(err instanceof ApiError) || err.status !== 400) throw err;
-          return check(c, operation, undefined, err);
+          return check(call, operation, undefined, err);
         }
-        return check(c, operation, body, null);
+        return check(call, operation, body, null);
       });
     },
   };
@@ -32,10 +33,10 @@ export function validate(): Step {
  * A body that cannot be read as JSON (`bodyProblem`) is one more problem: path, query and header
  * problems are still reported with it, so the caller fixes everything in one round trip.
  */
-function check(c: Context<SandboxEnv>, operation: Operation, body: unknown, bodyProblem: ApiError | null): void {
-  const query = queryOf(c.req.url);
-  const header = declaredHeaders(c, operation);
-  const path = { ...c.get('pathParams') };
+function check(call: Call, operation: Operation, body: unknown, bodyProblem: ApiError | null): void {
+  const query = queryOf(call.url);
+  const header = declaredHeaders(call, operation);
+  const path = { ...call.pathParams };
   try {
     validateRequest(operation, { path, query, header, body });
   } catch (err) {
@@ -44,10 +45,10 @@ function check(c: Context<SandboxEnv>, operation: Operation, body: unknown, body
     throw ApiError.badRequest(summarize(details), details);
   }
   if (bodyProblem) throw bodyProblem;
-  c.set('pathParams', path);
-  c.set('query', query);
-  c.set('headers', header);
-  c.set('body', body);
+  call.pathParams = path;
+  call.query = query;
+  call.headers = header;
+  call.body = body;
 }
 
 /**
@@ -55,10 +56,10 @@ function check(c: Context<SandboxEnv>, operation: Operation, body: unknown, body
  * checks and coerces, and what a handler may read. Not a copy of every header (a request carries a
  * dozen; every operation declares one).
  */
-function declaredHeaders(c: Context<SandboxEnv>, operation: Operation): Record<string, unknown> {
+function declaredHeaders(call: Call, operation: Operation): Record<string, unknown> {
   const header: Record<string, unknown> = {};
   for (const name of operation.headerParams) {
-    const value = requestHeader(c, name);
+    const value = call.header(name);
     if (value !== undefined) header[name] = value;
   }
   return header;

@@ -3,9 +3,7 @@
 // reading the journal must not change what it counts. Only raw text is kept here; parsing and
 // redaction (Authorization and admin token headers, every non-null `private_key`) happen when the
 // journal is read (see redact.ts), so recording costs the request path almost nothing.
-import type { Context } from 'hono';
-import type { SandboxEnv } from '../http/env.js';
-import { requestHeader, requestHeaders } from '../http/headers.js';
+import { type Call, CallSlot } from '../http/call.js';
 import { type SentBody, sentBody } from '../http/json-response.js';
 import type { Step } from '../http/pipeline.js';
 import { JOURNAL } from './journal.js';
@@ -13,61 +11,62 @@ import { MAX_BODY_CHARS, REDACTED, SECRET_HEADERS } from './redact.js';
 
 export { MAX_BODY_CHARS, REDACTED, redactFields } from './redact.js';
 
-export interface JournalOptions {
-  /** Most entries kept per namespace (config.journalSize). */
-  size: number;
-}
+/** The namespace clock when the request arrived: its journal entry's timestamp. */
+const ARRIVED_AT = new CallSlot<string>('journal timestamp');
 
-/** Runs after requestId() (arrival time) and selectNamespace() (whose journal). */
-export function recordInJournal(options: JournalOptions): Step {
+/** Records every request that gets this far, after its answer exists (error answers included). */
+export function recordInJournal(): Step {
   return {
-    before(c) {
-      c.set('journalTimestamp', c.get('ns').clock.nowIso());
+    name: 'journal',
+    requires: ['request id', 'namespace'],
+    before(call) {
+      call.set(ARRIVED_AT, call.ns.clock.nowIso());
     },
-    after: (c) => record(c, options),
+    after: record,
   };
 }
 
 /** Synchronous when there is nothing left to read (body read by validation or none, our own JSON answer): most calls. */
-function record(c: Context<SandboxEnv>, options: JournalOptions): void | Promise<void> {
-  const sent = sentBody(c);
+function record(call: Call): void | Promise<void> {
+  const sent = sentBody(call);
   // Validation has read the body of most requests that have one; others are read here.
-  const bodyText = c.get('bodyText');
-  const withBody = bodyText === undefined && hasBody(c);
-  if (sent !== undefined && !withBody) return keep(c, options, bodyText ?? '', sent, sent);
-  return Promise.all([withBody ? readText(() => c.req.text()) : (bodyText ?? ''), sent ?? (c.res.body ? readText(() => c.res.clone().text()) : '')]).then(
-    ([requestText, responseBody]) => keep(c, options, requestText, responseBody, sent),
-  );
+  const bodyText = call.bodyText;
+  const withBody = bodyText === undefined && hasBody(call);
+  if (sent !== undefined && !withBody) return keep(call, bodyText ?? '', sent, sent);
+  return Promise.all([
+    withBody ? readText(() => call.readBody()) : (bodyText ?? ''),
+    sent ?? (call.res.body ? readText(() => call.res.clone().text()) : ''),
+  ]).then(([requestText, responseBody]) => keep(call, requestText, responseBody, sent));
 }
 
 /** `sent`: the JSON body this sandbox answered with, undefined when the answer was made otherwise. */
-function keep(c: Context<SandboxEnv>, options: JournalOptions, requestText: string, responseBody: SentBody, sent: SentBody | undefined): void {
-  const ns = c.get('ns');
-  // Kept bounded: one long body cannot crowd every other entry out of the journal's byte budget.
+function keep(call: Call, requestText: string, responseBody: SentBody, sent: SentBody | undefined): void {
+  const ns = call.ns;
+  // Bounded: one long body cannot crowd every other entry out of the journal's byte budget.
   const request = clip(requestText);
   const response = clip(responseBody);
   ns.part(JOURNAL).add({
-    timestamp: c.get('journalTimestamp'),
+    timestamp: call.get(ARRIVED_AT) as string,
     namespace: ns.name,
-    method: c.req.method,
-    path: c.req.path,
-    url: c.req.url,
-    headerLines: headerLinesWithoutSecrets(c),
+    method: call.method,
+    path: call.path,
+    url: call.url,
+    headerLines: headerLinesWithoutSecrets(call),
     requestText: request.text,
     requestLength: request.length,
-    requestContentType: requestHeader(c, 'content-type') ?? null,
-    status: c.res.status,
+    requestContentType: call.header('content-type') ?? null,
+    status: call.res.status,
     responseText: response.text,
     responseLength: response.length,
-    // Our own answers are JSON (or empty): reading c.res.headers would build a Headers object.
-    responseContentType: sent !== undefined ? (sent === '' ? null : 'application/json') : c.res.headers.get('content-type'),
+    // Our own answers are JSON (or empty): reading res.headers would build a Headers object.
+    responseContentType: sent !== undefined ? (sent === '' ? null : 'application/json') : call.res.headers.get('content-type'),
     // Only a key pair's creation answers with a private key; an answer made elsewhere (a scenario's
     // rewrite) is searched too, to be safe.
-    responseMayHoldPrivateKey: sent === undefined || (c.get('operation')?.answerMayHoldPrivateKey ?? false),
-    duration_ms: Math.round((performance.now() - c.get('receivedAt')) * 1000) / 1000,
-    operation_id: c.get('operation')?.id ?? null,
-    scenario: c.get('scenario') ?? null,
-    request_id: c.get('requestId'),
+    responseMayHoldPrivateKey: sent === undefined || (call.operation?.answerMayHoldPrivateKey ?? false),
+    duration_ms: Math.round((performance.now() - call.receivedAt) * 1000) / 1000,
+    operation_id: call.operation?.id ?? null,
+    scenario: call.scenario,
+    request_id: call.requestId,
   });
 }
 
@@ -88,8 +87,8 @@ export function clip(body: SentBody): { text: string | Buffer; length: number } 
  * now, not only when the journal is read: a token need not wait in memory. Lines rather than JSON:
  * no copy of the header object, and nothing to escape.
  */
-function headerLinesWithoutSecrets(c: Context<SandboxEnv>): string {
-  const headers = requestHeaders(c);
+function headerLinesWithoutSecrets(call: Call): string {
+  const headers = call.allHeaders();
   let lines = '';
   for (const name in headers) {
     const value = headers[name];
@@ -101,9 +100,9 @@ function headerLinesWithoutSecrets(c: Context<SandboxEnv>): string {
   return lines;
 }
 
-function hasBody(c: Context<SandboxEnv>): boolean {
-  const length = requestHeader(c, 'content-length');
-  return (length !== undefined && length !== '0') || requestHeader(c, 'transfer-encoding') !== undefined;
+function hasBody(call: Call): boolean {
+  const length = call.header('content-length');
+  return (length !== undefined && length !== '0') || call.header('transfer-encoding') !== undefined;
 }
 
 /** A body the journal cannot read (already consumed, aborted) is recorded as empty, never an error. */

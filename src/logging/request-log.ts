@@ -11,24 +11,26 @@ export interface RequestStats {
 /** Runs after requestId(), which notes when the request arrived. */
 export function logRequests(logger: Logger, stats: RequestStats): Step {
   return {
+    name: 'request log',
+    requires: ['request id'],
     before() {
       stats.requests++;
     },
-    after(c) {
-      const status = c.res.status;
+    after(call) {
+      const status = call.res.status;
       // Building the line costs more than the request itself at these rates: only when it is logged.
-      if ((status < 500 || c.get('scenario')) && !logger.isLevelEnabled('debug')) return;
+      if ((status < 500 || call.scenario) && !logger.isLevelEnabled('debug')) return;
       const line = {
-        requestId: c.get('requestId'),
-        method: c.req.method,
-        path: new URL(c.req.url).pathname,
+        requestId: call.requestId,
+        method: call.method,
+        path: new URL(call.url).pathname,
         status,
-        ms: Math.round((performance.now() - c.get('receivedAt')) * 10) / 10,
-        namespace: c.get('ns')?.name,
-        operation: c.get('operation')?.id,
+        ms: Math.round((performance.now() - call.receivedAt) * 10) / 10,
+        namespace: call.ns?.name,
+        operation: call.operation?.id,
       };
       // A 5xx the tester asked for (a scenario, Prefer: code=) is not a fault of the sandbox.
-      if (status >= 500 && !c.get('scenario')) logger.warn(line, `${line.method} ${line.path} ${status}`);
+      if (status >= 500 && !call.scenario) logger.warn(line, `${line.method} ${line.path} ${status}`);
       else logger.debug(line, `${line.method} ${line.path} ${status}`);
     },
   };

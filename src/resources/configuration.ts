@@ -1,35 +1,35 @@
 // Read-only configuration lists: connections, flow rules, Vault Forward authentications and card
 // scheme definitions. The API cannot change them (the control API can), and clients read them
-// again and again: the lists that need no lookup are answered with their JSON text, kept until a
+// again and again: the lists that need no lookup are answered with their JSON text, cached until a
 // collection they show changes.
 
+import { AnswerJson } from './json-cache/answer-json.js';
 import { findOwned } from './lookup.js';
-import { AnswerJson } from './record-json.js';
 import type { HandlerMap } from './types.js';
 
-const connectionsJson = new AnswerJson<string>(
-  (db, merchantAccountId) => ({
+const connectionsJson = new AnswerJson<string>({
+  build: (db, merchantAccountId) => ({
     items: db.connections
       .where((c) => c.merchant_account_id === merchantAccountId)
       .map((c) => ({ type: 'connection' as const, id: c.id, name: c.name, active: c.active, silent: c.silent, definition: c.definition })),
   }),
-  (db) => [db.connections],
-);
+  reads: (db) => [db.connections],
+});
 
 /** Keyed by merchant account and flow, joined with NUL (neither can hold one). */
-const flowRulesJson = new AnswerJson<string>(
-  (db, key) => {
+const flowRulesJson = new AnswerJson<string>({
+  build: (db, key) => {
     const [merchantAccountId, flow] = key.split('\u0000');
     const items = db.flow_rules.where((r) => r.merchant_account_id === merchantAccountId && r.flow === flow).sort((a, b) => a.position - b.position);
     return { items };
   },
-  (db) => [db.flow_rules],
-);
+  reads: (db) => [db.flow_rules],
+});
 
-const cardSchemesJson = new AnswerJson<''>(
-  (db) => ({ items: db.card_scheme_definitions.all() }),
-  (db) => [db.card_scheme_definitions],
-);
+const cardSchemesJson = new AnswerJson<''>({
+  build: (db) => ({ items: db.card_scheme_definitions.all() }),
+  reads: (db) => [db.card_scheme_definitions],
+});
 
 export const configurationHandlers: HandlerMap = {
   /** Every configured connection of every group (anti-fraud and gift card services included). */

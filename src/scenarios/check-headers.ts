@@ -2,7 +2,6 @@
 // request reaches its operation, like x-sandbox-namespace: a mistake in them is the tester's, so
 // its 400 answers for the sandbox, not for the operation (whose contract may not list 400).
 import { ApiError } from '../errors/api-error.js';
-import { requestHeader } from '../http/headers.js';
 import type { OperationRouter } from '../http/operation-router.js';
 import type { Step } from '../http/pipeline.js';
 import type { Operation } from '../spec/operations.js';
@@ -17,12 +16,13 @@ export interface CheckHeadersDeps {
 
 export function checkScenarioHeaders(deps: CheckHeadersDeps): Step {
   return {
-    before(c) {
-      const header = requestHeader(c, SCENARIO_HEADER);
+    name: 'check test headers',
+    before(call) {
+      const header = call.header(SCENARIO_HEADER);
       if (header !== undefined) checkScenarioNames(deps.scenarios, parseScenarioList(header), { location: 'header', pointer: `/${SCENARIO_HEADER}` });
-      const { code } = parsePrefer(requestHeader(c, 'prefer'));
+      const { code } = parsePrefer(call.header('prefer'));
       if (code !== null) {
-        const operation = operationOf(deps.api.router, c.req.method, c.req.path);
+        const operation = operationOf(deps.api.router, call.method, call.path);
         // Unknown path or method: the operation matcher answers 404/405 next.
         if (operation) checkPreferredCode(operation, code);
       }

@@ -1,19 +1,21 @@
 // Scenario injection, between authentication and validation: a request that selected scenarios
 // (x-sandbox-scenario header, Prefer: code=NNN, or scenarios activated through the control API)
 // may be answered with an error, delayed, dropped, or get its normal body rewritten.
-import type { HttpBindings } from '@hono/node-server';
-import type { Context } from 'hono';
 import { ApiError } from '../errors/api-error.js';
-import type { SandboxEnv } from '../http/env.js';
-import { requestHeader } from '../http/headers.js';
+import { type Call, CallSlot } from '../http/call.js';
 import type { Step } from '../http/pipeline.js';
+import { REQUEST_LIFECYCLE } from '../resources/reports/scheduler.js';
+import type { Operation } from '../spec/operations.js';
 import { answeringScenario, parseScenarioList, SCENARIO_HEADER, selectedLifecycle } from './match.js';
 import { parsePrefer } from './prefer.js';
 import { scenarioError } from './respond.js';
 import { rewriteBody } from './rewrite.js';
 import type { TakenStep } from './state.js';
 import { SCENARIO_STATE } from './state.js';
-import type { Scenario, ScenarioCatalog } from './types.js';
+import type { Scenario, ScenarioCatalog, StepAction } from './types.js';
+
+/** A step that rewrites the normal answer (override / merge), applied after it. */
+const REWRITE = new CallSlot<StepAction>('scenario rewrite');
 
 export interface InjectDeps {
   scenarios: ScenarioCatalog;
@@ -23,52 +25,51 @@ export interface InjectDeps {
 export function injectScenario(deps: InjectDeps): Step {
   const catalog = deps.scenarios;
   return {
-    before(c) {
-      const operation = c.get('operation');
-      const merchantAccountId = c.get('merchantAccountId');
+    name: 'scenario',
+    requires: ['namespace', 'operation', 'principal'],
+    before(call) {
+      const operation = call.operation as Operation;
+      const merchantAccountId = call.merchantAccountId as string;
       // Header values were checked by checkScenarioHeaders (before the operation was matched).
-      const { code } = parsePrefer(requestHeader(c, 'prefer'));
+      const { code } = parsePrefer(call.header('prefer'));
       if (code !== null && code !== operation.successStatus) {
-        c.set('scenario', `prefer:code=${code}`);
-        throw scenarioError(
-          { status: code },
-          { source: `Prefer: code=${code}`, operationId: operation.id, db: c.get('ns').store.collections, merchantAccountId },
-        );
+        call.scenario = `prefer:code=${code}`;
+        throw scenarioError({ status: code }, { source: `Prefer: code=${code}`, operationId: operation.id, db: call.ns.store.collections, merchantAccountId });
       }
 
-      const state = c.get('ns').part(SCENARIO_STATE);
-      const header = requestHeader(c, SCENARIO_HEADER);
+      const state = call.ns.part(SCENARIO_STATE);
+      const header = call.header(SCENARIO_HEADER);
       const names = header === undefined ? state.activeFor(merchantAccountId) : parseScenarioList(header);
       const scenario = answeringScenario(catalog, names, operation.id);
       // Taken now, before any await: concurrent requests each get their own step.
       const taken = scenario ? state.take(merchantAccountId, scenario) : null;
       // The header's scenarios also decide the lifecycle of report executions made by this request.
-      if (header !== undefined) c.set('requestLifecycle', { merchantAccountId, plan: selectedLifecycle(catalog, names) });
-      return scenario && taken ? applyStep(c, scenario, taken) : undefined;
+      if (header !== undefined) call.set(REQUEST_LIFECYCLE, { merchantAccountId, plan: selectedLifecycle(catalog, names) });
+      return scenario && taken ? applyStep(call, scenario, taken) : undefined;
     },
-    after(c) {
-      const action = c.get('scenarioRewrite');
-      if (action) return rewriteBody(c, action);
+    after(call) {
+      const action = call.get(REWRITE);
+      if (action) return rewriteBody(call, action);
     },
   };
 }
 
 /** The step's action: a delay, an error answer, a dropped connection, or a rewrite of the normal answer (done after it). */
-function applyStep(c: Context<SandboxEnv>, scenario: Scenario, taken: TakenStep): Response | undefined | Promise<Response | undefined> {
+function applyStep(call: Call, scenario: Scenario, taken: TakenStep): Response | undefined | Promise<Response | undefined> {
   const { action } = taken;
-  c.set('scenario', scenario.name);
-  c.set('responseHeaders', { [SCENARIO_HEADER]: scenario.name });
+  call.scenario = scenario.name;
+  call.addResponseHeader(SCENARIO_HEADER, scenario.name);
   const act = (): Response | undefined => {
     if (action.respond) {
       throw scenarioError(action.respond, {
         source: `scenario ${scenario.name}`,
-        operationId: c.get('operation').id,
-        db: c.get('ns').store.collections,
-        merchantAccountId: c.get('merchantAccountId'),
+        operationId: (call.operation as Operation).id,
+        db: call.ns.store.collections,
+        merchantAccountId: call.merchantAccountId as string,
       });
     }
-    if (action.drop) return dropConnection(c, scenario.name);
-    if (action.override !== undefined || action.merge !== undefined) c.set('scenarioRewrite', action);
+    if (action.drop) return dropConnection(call, scenario.name);
+    if (action.override !== undefined || action.merge !== undefined) call.set(REWRITE, action);
     return undefined;
   };
   if (!action.delay_ms) return act();
@@ -76,16 +77,14 @@ function applyStep(c: Context<SandboxEnv>, scenario: Scenario, taken: TakenStep)
 }
 
 /** Closes the client's TCP connection without an answer, as a crashed upstream or proxy would. */
-function dropConnection(c: Context<SandboxEnv>, name: string): Response {
-  const socket = (c.env as Partial<HttpBindings> | undefined)?.incoming?.socket;
-  if (!socket) {
+function dropConnection(call: Call, name: string): Response {
+  if (!call.dropConnection()) {
     throw new ApiError(
       500,
       'server_error',
       `Scenario ${name} drops the connection, which needs a real HTTP server; this request has no socket (app.request() or fetch without @hono/node-server).`,
     );
   }
-  socket.destroy();
   // Nobody reads this answer; the journal records it as 444 (nginx's "closed without response").
-  return c.body(null, 444 as never);
+  return new Response(null, { status: 444 as never });
 }

@@ -1,20 +1,18 @@
 // override / merge steps: the normal handler runs, then its JSON success body is replaced or has
 // fields merged in. Error answers and bodiless responses pass unchanged. The rewritten body is not
 // checked against openapi.json on purpose: it is how testers send a client what the contract forbids.
-import type { Context } from 'hono';
-import type { SandboxEnv } from '../http/env.js';
+import type { Call } from '../http/call.js';
 import type { StepAction } from './types.js';
 
-export async function rewriteBody(c: Context<SandboxEnv>, action: StepAction): Promise<void> {
-  const res = c.res;
+export async function rewriteBody(call: Call, action: StepAction): Promise<void> {
+  const res = call.res;
   if (res.status < 200 || res.status >= 300 || !/json/i.test(res.headers.get('content-type') ?? '')) return;
   const text = await res.text();
   const body = text ? JSON.parse(text) : null;
   const rewritten = action.override !== undefined ? action.override : deepMerge(body, action.merge);
   const headers = new Headers(res.headers);
   headers.delete('content-length');
-  c.res = undefined; // replace, do not merge with the old response
-  c.res = new Response(JSON.stringify(rewritten), { status: res.status, headers });
+  call.replaceResponse(new Response(JSON.stringify(rewritten), { status: res.status, headers }));
 }
 
 /** Objects merge key by key (recursively); anything else in `patch` replaces what was there. */

@@ -3,13 +3,14 @@
 // Around step, waiting steps, and an answer without a promise when nothing waits.
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import type { SandboxEnv } from '../../src/http/env.js';
+import type { SandboxEnv } from '../../src/http/call.js';
 import { pipeline, type Step } from '../../src/http/pipeline.js';
 
 type Log = string[];
 
 function recorder(log: Log, name: string, options: { wait?: boolean; fail?: 'before' | 'after'; answer?: boolean } = {}): Step {
   return {
+    name,
     before() {
       log.push(`${name}:before`);
       const act = () => {
@@ -104,6 +105,7 @@ describe('API pipeline', () => {
   it('an Around step wraps the rest: inner afters run inside it, its own after after it', async () => {
     const log: Log = [];
     const around: Step = {
+      name: 'around',
       before: () => async (rest) => {
         log.push('around:enter');
         await rest();
@@ -121,6 +123,7 @@ describe('API pipeline', () => {
   it('an Around step may replace the answer, or fail', async () => {
     const log: Log = [];
     const replacing: Step = {
+      name: 'replacing',
       before: () => async (rest) => {
         await rest();
         return new Response('replaced', { status: 203 });
@@ -128,6 +131,7 @@ describe('API pipeline', () => {
     };
     expect(await call(appWith(log, [replacing]))).toEqual({ status: 203, text: 'replaced' });
     const failing: Step = {
+      name: 'failing',
       before: () => async () => {
         throw new Error('around failed');
       },
@@ -140,5 +144,14 @@ describe('API pipeline', () => {
     expect(await call(app)).toEqual({ status: 500, text: 'error: around failed' });
     expect(failLog).toEqual(['a:before', 'onError:around failed', 'a:after']);
     expect(log).not.toContain('failing:after');
+  });
+
+  it('refuses at boot a step placed before the step that provides what it requires, naming both', () => {
+    const matcher: Step = { name: 'match', provides: ['operation'] };
+    const validator: Step = { name: 'check input', requires: ['operation'], provides: ['input'] };
+    expect(() => pipeline([validator, matcher], () => new Response(null), () => new Response(null))).toThrow(
+      "pipeline: step 'check input' requires operation, which no step before it provides",
+    );
+    expect(() => pipeline([matcher, validator], () => new Response(null), () => new Response(null))).not.toThrow();
   });
 });

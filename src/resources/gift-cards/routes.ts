@@ -1,9 +1,8 @@
 import type { GiftCardRecord } from '../../store/records.js';
 import { compareStrings } from '../compare.js';
-import { RecordJson } from '../record-json.js';
 import type { HandlerContext, HandlerMap } from '../types.js';
 import type { CursorCodec, CursorKey } from './cursor.js';
-import { serializeGiftCard } from './serialize.js';
+import { giftCardJson } from './serialize.js';
 
 /** Gift cards are listed newest first: created_at descending, then id descending. */
 export function giftCardOrder(a: { created_at: string; id: string }, b: { created_at: string; id: string }): number {
@@ -11,12 +10,6 @@ export function giftCardOrder(a: { created_at: string; id: string }, b: { create
 }
 
 export function giftCardHandlers(cursors: CursorCodec): HandlerMap {
-  // A card's JSON shows its buyer and its gift card service: a change to either renews it.
-  const cardJson = new RecordJson<GiftCardRecord>(
-    serializeGiftCard,
-    (db) => [db.gift_cards, db.buyers, db.gift_card_services],
-    (db, card) => [db.buyers.get(card.buyer_id), db.gift_card_services.get(card.gift_card_service_id)],
-  );
   return {
     listGiftCards(ctx) {
       const { query, merchantAccountId } = ctx;
@@ -39,20 +32,20 @@ export function giftCardHandlers(cursors: CursorCodec): HandlerMap {
         cursors.encode({ direction, created_at: rows[at].created_at, id: rows[at].id, merchant_account_id: merchantAccountId, at });
       const nextCursor = end < rows.length && start < end ? cursorAt('next', end - 1) : null;
       const previousCursor = start > 0 && start < end ? cursorAt('previous', start) : null;
-      // The body {items, limit, next_cursor, previous_cursor}, written as text around the kept card texts.
+      // The body {items, limit, next_cursor, previous_cursor}, written as text around the cached card JSON.
       const rest = `,"limit":${JSON.stringify(limit)},"next_cursor":${JSON.stringify(nextCursor)},"previous_cursor":${JSON.stringify(previousCursor)}}`;
-      // A merchant account's whole list is a kept view, copied from its blocks; a filtered one is made per call.
+      // A merchant account's whole list is a cached view (Collection.view), copied from its blocks; a filtered one is made per call.
       const json = view
-        ? cardJson.rangeBytes(ctx.db, rows, start, end, '{"items":', rest)
-        : cardJson.arrayBytes(ctx.db, rows.slice(start, end), '{"items":', rest);
+        ? giftCardJson.viewRange(ctx.db, rows, start, end, '{"items":', rest)
+        : giftCardJson.list(ctx.db, rows.slice(start, end), '{"items":', rest);
       return { json };
     },
   };
 }
 
 /**
- * The cards the query asks for, in list order; `view` when they are the merchant account's kept
- * view itself. The buyer filters look up groups kept until a collection changes, never scanning
+ * The cards the query asks for, in list order; `view` when they are the merchant account's cached
+ * view itself. The buyer filters look up groups cached until a collection changes, never scanning
  * the cards: with 100,000 cards a scan per request would be most of its cost.
  */
 function filteredRows({ db, query, merchantAccountId }: HandlerContext): { rows: readonly GiftCardRecord[]; view: boolean } {

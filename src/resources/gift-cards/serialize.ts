@@ -1,6 +1,7 @@
 import type { GiftCardRecord } from '../../store/records.js';
 import type { CollectionMap } from '../../store/store.js';
 import { serializeNestedBuyer } from '../buyers/serialize.js';
+import { RecordJson } from '../json-cache/record-json.js';
 
 /** The API shape: the stored buyer and service ids expanded into their nested objects. */
 export function serializeGiftCard(db: CollectionMap, card: GiftCardRecord) {
@@ -29,3 +30,10 @@ export function serializeGiftCard(db: CollectionMap, card: GiftCardRecord) {
     cit_last_used_at: card.cit_last_used_at,
   };
 }
+
+/** A card's cached API JSON: it shows its buyer and its gift card service, so a change to either renews it. */
+export const giftCardJson = new RecordJson<GiftCardRecord>({
+  serialize: serializeGiftCard,
+  reads: (db) => [db.gift_cards, db.buyers, db.gift_card_services],
+  shows: (db, card) => [db.buyers.get(card.buyer_id), db.gift_card_services.get(card.gift_card_service_id)],
+});

@@ -4,12 +4,13 @@ import type { ReportRecord } from '../../store/records.js';
 import { findOwned } from '../lookup.js';
 import type { HandlerMap } from '../types.js';
 import { isValidTimeZone, nextExecutionAt } from './schedule.js';
-import { catchUpReports } from './scheduler.js';
+import { catchUpReports, REQUEST_LIFECYCLE } from './scheduler.js';
 import { serializeExecution, serializeReport } from './serialize.js';
 
 export const reportHandlers: HandlerMap = {
   /** Records the calling key pair as creator and computes next_execution_at in the report's zone. */
-  createReport({ ns, db, body, merchantAccountId, principal, clock, now, requestLifecycle }) {
+  createReport(ctx) {
+    const { ns, db, body, merchantAccountId, principal, clock, now } = ctx;
     const timeZone: string = body.schedule_timezone ?? 'Etc/UTC';
     if (!isValidTimeZone(timeZone)) {
       throw ApiError.unprocessable([
@@ -44,12 +45,13 @@ export const reportHandlers: HandlerMap = {
     db.reports.insert(report);
     // A `once` report runs at creation: its execution exists when the response is sent. The response
     // still shows next_execution_at as computed (that run's instant); the stored report then has null.
-    catchUpReports(ns, requestLifecycle);
+    catchUpReports(ns, ctx.slot(REQUEST_LIFECYCLE) ?? null);
     return { body: { ...serializeReport(db, report), next_execution_at: next === null ? null : new Date(next).toISOString() } };
   },
 
-  getReportExecution({ ns, db, params, merchantAccountId, requestLifecycle }) {
-    catchUpReports(ns, requestLifecycle); // real-time clock: due runs and statuses catch up on read
+  getReportExecution(ctx) {
+    const { ns, db, params, merchantAccountId } = ctx;
+    catchUpReports(ns, ctx.slot(REQUEST_LIFECYCLE) ?? null); // real-time clock: due runs and statuses catch up on read
     const execution = findOwned(db.report_executions, params.report_execution_id, merchantAccountId, 'Report execution');
     return { body: serializeExecution(db, execution) };
   },

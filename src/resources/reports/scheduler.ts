@@ -6,6 +6,7 @@
 // Runs that fell due before the namespace started (seeded fixtures, a data file loaded after a
 // pause) are skipped, not replayed: the sandbox runs what it was running for.
 import { randomUUID } from 'node:crypto';
+import { CallSlot } from '../../http/call.js';
 import type { Namespace } from '../../namespace/namespace.js';
 import { type NamespacePart, PartKey, type PartKind } from '../../namespace/part.js';
 import type { ReportExecutionRecord, ReportRecord } from '../../store/records.js';
@@ -57,6 +58,9 @@ export interface RequestLifecycle {
   merchantAccountId: string;
   plan: LifecyclePlan | null;
 }
+
+/** Where a request's scenario step (scenarios/inject.ts) leaves the lifecycle its executions get. */
+export const REQUEST_LIFECYCLE = new CallSlot<RequestLifecycle>('report lifecycle');
 
 /**
  * The plan a new execution of that merchant account gets now: the request's own (its

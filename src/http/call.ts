@@ -1,0 +1,141 @@
+// Everything one request gathers on its way through the pipeline, as one typed object: the steps
+// write their part (the namespace step `ns`, the matcher `operation`, authentication `principal`
+// and `merchantAccountId`, validation the parsed input) and later steps, the handler and the
+// journal read it. Areas with state of their own per request (scenarios, reports) keep it in a
+// slot they declare (CallSlot), so this layer does not need to know about them.
+//
+// Headers for the answer go through addResponseHeader(), never c.header(): the answer is built
+// with a plain header object, which @hono/node-server writes straight to the socket (json-response.ts).
+import type { Context } from 'hono';
+import type { Namespace } from '../namespace/namespace.js';
+import type { Operation } from '../spec/operations.js';
+import type { ApiKeyPairRecord } from '../store/records.js';
+import type { SentBody } from './json-response.js';
+import { destroySocket, onResponseWritten, requestHeader, requestHeaders } from './node-bindings.js';
+
+export interface Principal {
+  /** `key-pair`: a verified token; `anonymous`: an operation without security; `auth-off`: --auth none. */
+  kind: 'key-pair' | 'anonymous' | 'auth-off';
+  keyPair: ApiKeyPairRecord | null;
+  /** The token's scopes (empty when anonymous). */
+  scopes: string[];
+  claims: Record<string, unknown>;
+}
+
+let nextSlot = 0;
+
+/** Per-request state an area keeps on the call; declared by that area as a module constant. */
+export class CallSlot<T> {
+  readonly index = nextSlot++;
+  declare readonly type?: T; // carries the type only
+
+  constructor(readonly name: string) {}
+}
+
+export class Call {
+  /** performance.now() when the request arrived (request log, journal duration). */
+  readonly receivedAt = performance.now();
+  /** x-request-id: the caller's when it is a sane token, else a new uuid (request-id.ts). */
+  requestId = '';
+  /** Set by the namespace step; every later step may rely on it. */
+  ns!: Namespace;
+  /** Set by the operation matcher; undefined on the answers of unknown paths. */
+  operation: Operation | undefined = undefined;
+  pathParams: Record<string, string> = {};
+  /** Set by authentication. */
+  principal: Principal | undefined = undefined;
+  merchantAccountId: string | undefined = undefined;
+  /** Validated input (validate.ts): query and declared headers coerced by their schemas. */
+  query: Record<string, unknown> = {};
+  headers: Record<string, unknown> = {};
+  /** The parsed JSON body (undefined when none was sent). */
+  body: unknown = undefined;
+  /** The body's text once validation has read it: the journal keeps it without reading again. */
+  bodyText: string | undefined = undefined;
+  /** The scenario that answered or shaped the response (journal, log, x-sandbox-scenario). */
+  scenario: string | null = null;
+  /** Headers every answer to this request carries, whoever writes it. */
+  responseHeaders: Record<string, string> | undefined = undefined;
+  /** The JSON body (text or bytes) last written by json-response.ts, with the Response carrying it. */
+  sent: { res: Response; body: SentBody } | undefined = undefined;
+  private slots: unknown[] | undefined = undefined;
+
+  constructor(readonly context: Context) {}
+
+  get method(): string {
+    return this.context.req.method;
+  }
+
+  /** The API path, without the /ns/{name} prefix. */
+  get path(): string {
+    return this.context.req.path;
+  }
+
+  get url(): string {
+    return this.context.req.url;
+  }
+
+  /** The answer so far (set by the pipeline). */
+  get res(): Response {
+    return this.context.res;
+  }
+
+  set res(response: Response) {
+    this.context.res = response;
+  }
+
+  /** Another answer instead of the one made (Hono would otherwise merge the old one's headers into it). */
+  replaceResponse(response: Response): void {
+    this.context.res = undefined;
+    this.context.res = response;
+  }
+
+  header(name: string): string | undefined {
+    return requestHeader(this.context, name);
+  }
+
+  allHeaders(): ReturnType<typeof requestHeaders> {
+    return requestHeaders(this.context);
+  }
+
+  readBody(): Promise<string> {
+    return this.context.req.text();
+  }
+
+  addResponseHeader(name: string, value: string): void {
+    (this.responseHeaders ??= {})[name] = value;
+  }
+
+  get<T>(slot: CallSlot<T>): T | undefined {
+    return this.slots?.[slot.index] as T | undefined;
+  }
+
+  set<T>(slot: CallSlot<T>, value: T): void {
+    (this.slots ??= [])[slot.index] = value;
+  }
+
+  /** Closes the client's connection without an answer; false when there is no socket (in process). */
+  dropConnection(): boolean {
+    return destroySocket(this.context);
+  }
+
+  /** `done` once the answer has been handed to the operating system; false when nothing will say so. */
+  onWritten(done: () => void): boolean {
+    return onResponseWritten(this.context, done);
+  }
+}
+
+/** The Hono environment of the sandbox's routes: the request's Call, made by its first step. */
+export interface SandboxEnv {
+  Variables: { call: Call };
+}
+
+/** The call of a Hono route's request (docs pages, the app's error handler). */
+export function callOf(c: Context<SandboxEnv>): Call {
+  let call = c.get('call');
+  if (!call) {
+    call = new Call(c);
+    c.set('call', call);
+  }
+  return call;
+}

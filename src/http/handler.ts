@@ -1,0 +1,68 @@
+// What an operation's handler receives and returns, for both documents (the API and the control
+// API): a plain function keyed by operationId, given a context made from the call.
+import type { Clock } from '../clock.js';
+import type { Namespace } from '../namespace/namespace.js';
+import type { Operation } from '../spec/operations.js';
+import type { CollectionMap } from '../store/store.js';
+import type { Call, CallSlot, Principal } from './call.js';
+import type { JsonPieces } from './json-response.js';
+
+export interface HandlerResult {
+  /** Defaults to the operation's success status from the document. */
+  status?: number;
+  body?: unknown;
+  /** The body as JSON text already, or as pieces of kept JSON (a list page), instead of `body`. */
+  json?: string | JsonPieces;
+  headers?: Record<string, string>;
+}
+
+export type Handler<C> = (ctx: C) => HandlerResult | Promise<HandlerResult>;
+export type HandlerTable<C> = Record<string, Handler<C>>;
+
+/**
+ * What an API operation's handler sees of its request, with the sandbox's shared `services`. A
+ * class, not an object literal: one shape, and `now` on the prototype.
+ */
+export class OperationContext<S> {
+  readonly ns: Namespace;
+  readonly db: CollectionMap;
+  readonly clock: Clock;
+  readonly merchantAccountId: string;
+  readonly principal: Principal;
+  readonly operation: Operation;
+  readonly params: Record<string, string>;
+  readonly query: Record<string, any>;
+  /** The declared header parameters the request carried (lower-case names), validated and coerced. */
+  readonly headers: Record<string, any>;
+  readonly body: any;
+  private instant: string | undefined;
+
+  constructor(
+    private readonly call: Call,
+    readonly services: S,
+  ) {
+    this.ns = call.ns;
+    this.db = this.ns.store.collections;
+    this.clock = this.ns.clock;
+    this.merchantAccountId = call.merchantAccountId as string;
+    this.principal = call.principal as Principal;
+    this.operation = call.operation as Operation;
+    this.params = call.pathParams;
+    this.query = call.query;
+    this.headers = call.headers;
+    this.body = call.body;
+  }
+
+  /**
+   * Read once, on first use: one instant for every timestamp a handler writes, and no clock read
+   * (with its Date formatting) for the handlers that write none.
+   */
+  get now(): string {
+    return (this.instant ??= this.ns.clock.nowIso());
+  }
+
+  /** Per-request state another step left for the handler (say, the report lifecycle a scenario chose). */
+  slot<T>(slot: CallSlot<T>): T | undefined {
+    return this.call.get(slot);
+  }
+}

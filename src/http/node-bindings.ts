@@ -1,0 +1,47 @@
+// The one module that reaches into Node's own request and response objects (@hono/node-server
+// passes them as the context's `incoming` and `outgoing`). Served by Node, the headers are already
+// a plain object: reading it directly avoids building a Headers instance and normalizing names on
+// every lookup (a request looks up a dozen headers). In process (app.request(), no Node objects),
+// the fetch Request is used instead, and what needs a socket says so.
+import type { Context } from 'hono';
+
+type IncomingHeaders = Record<string, string | string[] | undefined>;
+
+interface NodeBindings {
+  incoming?: { headers?: IncomingHeaders; socket?: { destroy(): void } };
+  outgoing?: { once(event: 'finish', listener: () => void): unknown };
+}
+
+const bindings = (c: Context): NodeBindings | undefined => c.env as NodeBindings | undefined;
+
+/** One header by its lower-case name (repeats joined with ", "). */
+export function requestHeader(c: Context, name: string): string | undefined {
+  const incoming = bindings(c)?.incoming?.headers;
+  if (!incoming) return c.req.header(name);
+  const value = incoming[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** The request headers as a plain object with lower-case names, not to be changed. */
+export function requestHeaders(c: Context): Readonly<IncomingHeaders> {
+  return bindings(c)?.incoming?.headers ?? Object.fromEntries(c.req.raw.headers);
+}
+
+/** Closes the client's connection without an answer; false when there is no socket (in process). */
+export function destroySocket(c: Context): boolean {
+  const socket = bindings(c)?.incoming?.socket;
+  if (!socket) return false;
+  socket.destroy();
+  return true;
+}
+
+/**
+ * Runs `done` once Node has handed the whole response to the operating system; returns false when
+ * nothing will ever say so (in process), and the caller lets the garbage collector have the bytes.
+ */
+export function onResponseWritten(c: Context, done: () => void): boolean {
+  const outgoing = bindings(c)?.outgoing;
+  if (!outgoing) return false;
+  outgoing.once('finish', done);
+  return true;
+}
