@@ -10,7 +10,6 @@ import type { Context } from 'hono';
 import type { Namespace } from '../namespace/namespace.js';
 import type { Operation } from '../spec/operations.js';
 import type { ApiKeyPairRecord } from '../store/records.js';
-import type { SentBody } from './json-response.js';
 import { destroySocket, onResponseWritten, requestHeader, requestHeaders } from './node-bindings.js';
 
 export interface Principal {
@@ -21,6 +20,15 @@ export interface Principal {
   scopes: string[];
   claims: Record<string, unknown>;
 }
+
+/** JSON text already encoded as UTF-8, with its length in characters, which the journal's limits count in. */
+export interface JsonBytes {
+  bytes: Buffer<ArrayBuffer>;
+  chars: number;
+}
+
+/** What an answer carried: its JSON text, its JSON bytes, or '' for no body. */
+export type SentBody = string | JsonBytes;
 
 let nextSlot = 0;
 

@@ -8,15 +8,11 @@
 // Large answers assembled from pieces of kept JSON (a gift card list page) are copied into buffers
 // of a pool owned here: a buffer is used again once Node has written its response.
 import { BufferPool } from './buffer-pool.js';
-import type { Call } from './call.js';
+import type { Call, JsonBytes, SentBody } from './call.js';
+
+export type { JsonBytes, SentBody } from './call.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
-
-/** JSON text already encoded as UTF-8, with its length in characters, which the journal's limits count in. */
-export interface JsonBytes {
-  bytes: Buffer<ArrayBuffer>;
-  chars: number;
-}
 
 /**
  * A JSON answer made of pieces of kept UTF-8 JSON: `opening`, the pieces separated by commas, then
@@ -29,9 +25,6 @@ export interface JsonPieces {
   pieceChars: number;
   closing: string;
 }
-
-/** What an answer carried: its JSON text, its JSON bytes, or '' for no body. */
-export type SentBody = string | JsonBytes;
 
 /** The byte between two pieces. */
 const COMMA = 0x2c;

@@ -4,7 +4,8 @@
 // and turned back into objects only when the journal is read.
 // A journal is a part of its namespace (namespace/part.ts): an evicted namespace takes its journal
 // with it, a reset keeps it, and it travels with the namespace's exported state.
-import { type NamespacePart, PartKey, type PartKind } from '../namespace/part.js';
+import type { PartKind } from '../namespace/namespace.js';
+import { type NamespacePart, PartKey } from '../namespace/part.js';
 import { ByteRing } from './byte-ring.js';
 import { bodyOf, queryOf, redactHeaders, redactText } from './redact.js';
 

@@ -4,7 +4,7 @@
 import { Clock, type ClockState } from '../clock.js';
 import type { StoreData } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import type { NamespacePart, PartKey, PartKinds } from './part.js';
+import type { NamespacePart, PartKey } from './part.js';
 
 /** A whole namespace as plain JSON (GET /_sandbox/state). */
 export interface NamespaceState {
@@ -71,5 +71,31 @@ export class Namespace {
       if (value !== undefined || this.existingPart(kind.key)) this.part(kind.key).importState(value ?? null);
     }
     this.clock.restore(state.clock);
+  }
+}
+
+export interface PartKind<P extends NamespacePart = NamespacePart> {
+  key: PartKey<P>;
+  create: (ns: Namespace) => P;
+  /** Made with the namespace (it reacts to the clock or other parts), not on first use. */
+  eager?: boolean;
+}
+
+/** The part kinds of one sandbox, by key index. */
+export class PartKinds {
+  private readonly byIndex: (PartKind | undefined)[] = [];
+
+  constructor(readonly kinds: readonly PartKind[]) {
+    for (const kind of kinds) this.byIndex[kind.key.index] = kind as PartKind;
+  }
+
+  kindOf<P extends NamespacePart>(key: PartKey<P>): PartKind<P> {
+    const kind = this.byIndex[key.index];
+    if (!kind) throw new Error(`namespace part '${key.name}' was not registered with the namespace registry`);
+    return kind as unknown as PartKind<P>;
+  }
+
+  byName(name: string): PartKind | undefined {
+    return this.kinds.find((kind) => kind.key.name === name);
   }
 }

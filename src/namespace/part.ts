@@ -4,8 +4,6 @@
 // A part's key is a module constant of the area that owns it, so the namespace layer never imports
 // those areas; what makes a part (a factory with the sandbox's options) is given to the registry
 // at boot.
-import type { Namespace } from './namespace.js';
-
 export interface NamespacePart {
   /** What POST /_sandbox/reset does to this part (say so where it keeps anything). */
   reset(): void;
@@ -24,30 +22,4 @@ export class PartKey<P extends NamespacePart> {
   declare readonly kind?: P; // carries the type only
 
   constructor(readonly name: string) {}
-}
-
-export interface PartKind<P extends NamespacePart = NamespacePart> {
-  key: PartKey<P>;
-  create: (ns: Namespace) => P;
-  /** Made with the namespace (it reacts to the clock or other parts), not on first use. */
-  eager?: boolean;
-}
-
-/** The part kinds of one sandbox, by key index. */
-export class PartKinds {
-  private readonly byIndex: (PartKind | undefined)[] = [];
-
-  constructor(readonly kinds: readonly PartKind[]) {
-    for (const kind of kinds) this.byIndex[kind.key.index] = kind as PartKind;
-  }
-
-  kindOf<P extends NamespacePart>(key: PartKey<P>): PartKind<P> {
-    const kind = this.byIndex[key.index];
-    if (!kind) throw new Error(`namespace part '${key.name}' was not registered with the namespace registry`);
-    return kind as unknown as PartKind<P>;
-  }
-
-  byName(name: string): PartKind | undefined {
-    return this.kinds.find((kind) => kind.key.name === name);
-  }
 }

@@ -5,8 +5,7 @@
 import { ApiError } from '../errors/api-error.js';
 import type { StoreData } from '../store/records.js';
 import { Store } from '../store/store.js';
-import { Namespace } from './namespace.js';
-import { type PartKind, PartKinds } from './part.js';
+import { Namespace, type PartKind, PartKinds } from './namespace.js';
 
 export const DEFAULT_NAMESPACE = 'default';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

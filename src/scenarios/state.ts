@@ -1,7 +1,8 @@
 // Scenario state of one namespace: which scenarios are active (per merchant account or for all),
 // and for each (merchant account, scenario) where its sequence stands and its seeded random source.
 // A step is taken synchronously when a request is admitted, so concurrent requests never share one.
-import { type NamespacePart, PartKey, type PartKind } from '../namespace/part.js';
+import type { PartKind } from '../namespace/namespace.js';
+import { type NamespacePart, PartKey } from '../namespace/part.js';
 import type { LifecyclePlan } from '../resources/reports/lifecycle.js';
 import { REPORT_CLOCK } from '../resources/reports/scheduler.js';
 import { selectedLifecycle } from './match.js';

@@ -7,8 +7,8 @@
 // pause) are skipped, not replayed: the sandbox runs what it was running for.
 import { randomUUID } from 'node:crypto';
 import { CallSlot } from '../../http/call.js';
-import type { Namespace } from '../../namespace/namespace.js';
-import { type NamespacePart, PartKey, type PartKind } from '../../namespace/part.js';
+import type { Namespace, PartKind } from '../../namespace/namespace.js';
+import { type NamespacePart, PartKey } from '../../namespace/part.js';
 import type { ReportExecutionRecord, ReportRecord } from '../../store/records.js';
 import type { CollectionMap } from '../../store/store.js';
 import { DEFAULT_LIFECYCLE, type LifecyclePlan, stateAt } from './lifecycle.js';
