@@ -1,6 +1,7 @@
 // createApp(deps): the request flow of the sandbox, top to bottom, in one screen.
 import { Hono } from 'hono';
-import { adminContextOf, requireAdminToken } from './admin/routes.js';
+import { requireAdminToken } from './admin/admin-token.js';
+import { adminContextOf } from './admin/index.js';
 import { authenticate } from './auth/authenticate.js';
 import { docsRoutes } from './docs/routes.js';
 import { limitBodySize } from './http/body-limit.js';

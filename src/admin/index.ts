@@ -1,14 +1,18 @@
-// Every handler of openapi.admin.json, keyed by operationId. Boot fails if they disagree.
+// The control API under /_sandbox: every handler of openapi.admin.json, keyed by operationId (boot
+// fails if they disagree), and what each is given of its call. It is served by the same pipeline as
+// the API (app.ts), with the admin token step in place of authentication.
+
+import type { Call } from '../http/call.js';
 import { clockHandlers } from './clock.js';
 import { healthHandlers } from './health.js';
-import { journalHandlers } from './journal-routes.js';
+import { journalHandlers } from './journal.js';
 import { namespaceHandlers } from './namespaces.js';
 import { recordHandlers } from './records.js';
 import { resetHandlers } from './reset.js';
 import { scenarioHandlers } from './scenarios.js';
 import { snapshotHandlers } from './snapshot.js';
 import { tokenHandlers } from './tokens.js';
-import type { AdminHandlerMap } from './types.js';
+import type { AdminContext, AdminDeps, AdminHandlerMap } from './types.js';
 
 export const adminHandlers: AdminHandlerMap = {
   ...healthHandlers,
@@ -21,3 +25,8 @@ export const adminHandlers: AdminHandlerMap = {
   ...scenarioHandlers,
   ...clockHandlers,
 };
+
+/** What a control-API handler is given of its call. */
+export function adminContextOf(deps: AdminDeps): (call: Call) => AdminContext {
+  return (call) => ({ deps, ns: call.ns, params: call.pathParams, query: call.query, headers: call.headers, body: call.body, requestId: call.requestId });
+}

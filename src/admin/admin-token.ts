@@ -1,11 +1,8 @@
-// The control API under /_sandbox is served by the same pipeline as the API (app.ts), with its
-// own document (openapi.admin.json), handlers and this step in place of authentication: the admin
-// token, when one is required.
+// The control API's step in place of the API's authentication: the admin token, when one is
+// required (any bind off loopback: admin/exposure.ts).
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../errors/api-error.js';
-import type { Call } from '../http/call.js';
 import type { Step } from '../http/pipeline.js';
-import type { AdminContext, AdminDeps } from './types.js';
 
 export const ADMIN_TOKEN_HEADER = 'x-sandbox-admin-token';
 
@@ -22,11 +19,6 @@ export function requireAdminToken(expected: string | null): Step {
       if (a.length !== b.length || !timingSafeEqual(a, b)) throw ApiError.forbidden('The admin token is wrong.');
     },
   };
-}
-
-/** What a control-API handler is given of its call. */
-export function adminContextOf(deps: AdminDeps): (call: Call) => AdminContext {
-  return (call) => ({ deps, ns: call.ns, params: call.pathParams, query: call.query, headers: call.headers, body: call.body, requestId: call.requestId });
 }
 
 function bearer(header: string | undefined): string | undefined {
