@@ -22,18 +22,21 @@ import type { SandboxDeps } from './sandbox.js';
 import { checkScenarioHeaders } from './scenarios/check-headers.js';
 import { injectScenario } from './scenarios/inject.js';
 
+/** Bodies the control API takes at least (state and snapshot imports); the API's limit is --body-limit. */
+export const CONTROL_BODY_LIMIT = 64 * 1024 * 1024;
+
 export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   const { config } = deps;
   const app = new Hono<SandboxEnv>({ getPath: pathWithoutNamespace });
   const onError = handleError(deps.logger, config.validateResponses ? errorContract(deps.api.spec) : null); // self-check errors too
   const { validateResponses } = config;
 
-  const everyRequest = [
+  const firstSteps = [
     requestId(), //                                           x-request-id in and out
     logRequests(deps.logger, deps.stats), //                    one debug line per request, with its id
     corsForBrowsers(['x-request-id', 'retry-after', 'x-sandbox-scenario']), // browser SDKs (Embed) call it too
-    limitBodySize(config.bodyLimitBytes), //                   413 before a large body is buffered
   ];
+  const everyRequest = [...firstSteps, limitBodySize(config.bodyLimitBytes)]; // 413 before a large body is buffered
   const namespace = selectNamespace(deps.namespaces); //     /ns/{name}/ prefix or x-sandbox-namespace
 
   // Documents and their pages: no operation document describes them, so plain Hono routes.
@@ -42,7 +45,8 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   // The control API (openapi.admin.json): the same pipeline, behind the admin token, not journaled.
   const answerControlCall = pipeline(
     [
-      ...everyRequest,
+      ...firstSteps,
+      limitBodySize(Math.max(config.bodyLimitBytes, CONTROL_BODY_LIMIT)), // a whole namespace's state may be many MB
       namespace,
       requireAdminToken(config.adminToken), //                  401/403 when a token is required
       matchOperation(deps.admin.router), //                     operation from openapi.admin.json, else 404/405

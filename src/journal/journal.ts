@@ -272,18 +272,15 @@ export class Journal implements NamespacePart {
     return { last_id: this.seq, dropped: this.droppedCount, entries };
   }
 
-  importState(state: unknown): void {
-    this.ring.clear();
-    if (state === null) {
-      this.seq = 0;
-      this.droppedCount = 0;
-      return;
-    }
-    const { last_id: lastId, dropped, entries } = checkJournalState(state);
-    this.seq = lastId - entries.length;
-    for (const entry of entries) this.add({ ...entry, responseMayHoldPrivateKey: false });
-    this.seq = lastId;
-    this.droppedCount = dropped;
+  prepareImport(state: unknown): () => void {
+    const checked = state === null ? { last_id: 0, dropped: 0, entries: [] } : checkJournalState(state);
+    return () => {
+      this.ring.clear();
+      this.seq = checked.last_id - checked.entries.length;
+      for (const entry of checked.entries) this.add({ ...entry, responseMayHoldPrivateKey: false });
+      this.seq = checked.last_id;
+      this.droppedCount = checked.dropped;
+    };
   }
 }
 
@@ -301,9 +298,9 @@ export const JOURNAL = new PartKey<Journal>('journal');
 function checkJournalState(state: unknown): JournalState {
   const s = state as Partial<JournalState> | null;
   if (!s || typeof s !== 'object' || !Array.isArray(s.entries) || !Number.isInteger(s.last_id) || !Number.isInteger(s.dropped)) {
-    throw new Error('journal: expected {last_id, dropped, entries: [...]}');
+    throw new Error('expected {last_id, dropped, entries: [...]}');
   }
-  if ((s.last_id as number) < s.entries.length) throw new Error('journal: last_id is smaller than the number of entries');
+  if ((s.last_id as number) < s.entries.length) throw new Error('last_id is smaller than the number of entries');
   for (const [i, entry] of s.entries.entries()) {
     const e = entry as Partial<RawJournalEntry> | null;
     if (
@@ -314,7 +311,7 @@ function checkJournalState(state: unknown): JournalState {
       typeof e.url !== 'string' ||
       typeof e.status !== 'number'
     ) {
-      throw new Error(`journal: entries[${i}] is not a recorded request`);
+      throw new Error(`entries[${i}] is not a recorded request`);
     }
   }
   return s as JournalState;

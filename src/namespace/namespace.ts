@@ -60,18 +60,36 @@ export class Namespace {
   }
 
   /**
-   * Makes this namespace what `state` describes (its records already checked by the caller). A part
-   * the state does not name starts fresh. Throws, naming the part, on a part state it cannot take;
-   * the caller checks parts first (checkPartStates) so nothing is half imported.
+   * Makes this namespace what `state` describes (its records already checked by the caller); a part
+   * the state does not name starts fresh. Every part checks its state before anything changes: an
+   * Error naming the part and the problem leaves the namespace as it was.
    */
   importState(state: Omit<NamespaceState, 'namespace'>): void {
-    this.store.replaceAll(state.records);
+    const clock = checkClockState(state.clock);
+    const commits: Array<() => void> = [];
     for (const kind of this.kinds.kinds) {
       const value = state.parts[kind.key.name];
-      if (value !== undefined || this.existingPart(kind.key)) this.part(kind.key).importState(value ?? null);
+      if (value === undefined && !this.existingPart(kind.key)) continue;
+      try {
+        commits.push(this.part(kind.key).prepareImport(value ?? null));
+      } catch (err) {
+        throw new Error(`parts.${kind.key.name}: ${(err as Error).message}`);
+      }
     }
-    this.clock.restore(state.clock);
+    const unknown = Object.keys(state.parts).filter((name) => !this.kinds.byName(name));
+    if (unknown.length) throw new Error(`parts: no part is named ${unknown.join(', ')}; known: ${this.kinds.kinds.map((k) => k.key.name).join(', ')}`);
+    this.store.replaceAll(state.records);
+    for (const commit of commits) commit();
+    this.clock.restore(clock);
   }
+}
+
+function checkClockState(state: unknown): ClockState {
+  const s = state as Partial<ClockState> | null;
+  const frozen = s?.mode === 'frozen' && Number.isFinite(s.frozenAt);
+  const real = s?.mode === 'real' && Number.isFinite(s.offsetMs);
+  if (!frozen && !real) throw new Error('clock: expected {mode: "real", offsetMs} or {mode: "frozen", frozenAt}');
+  return s as ClockState;
 }
 
 export interface PartKind<P extends NamespacePart = NamespacePart> {

@@ -9,8 +9,12 @@ export interface NamespacePart {
   reset(): void;
   /** Its state as plain JSON, for GET /_sandbox/state and for moving the namespace elsewhere. */
   exportState(): unknown;
-  /** Replaces its state with one exportState() gave; throws an Error naming what is wrong. */
-  importState(state: unknown): void;
+  /**
+   * Checks a state exportState() gave (null: a fresh part) and returns what makes it this part's
+   * state; throws an Error naming what is wrong before changing anything, so that a namespace is
+   * never half imported.
+   */
+  prepareImport(state: unknown): () => void;
 }
 
 let nextIndex = 0;

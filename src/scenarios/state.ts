@@ -132,19 +132,16 @@ export class ScenarioState implements NamespacePart {
     };
   }
 
-  importState(state: unknown): void {
-    this.clear();
-    if (state === null) return;
-    const { active, cursors } = checkScenarioState(state);
-    for (const entry of active) this.active.set(entry.merchant_account_id ?? EVERY_ACCOUNT, [...entry.scenarios]);
-    for (const c of cursors) {
-      this.cursors.set(`${c.merchant_account_id}\u0001${c.scenario}`, {
-        step: c.step,
-        usedInStep: c.used_in_step,
-        requests: c.requests,
-        random: new SeededRandom(c.random_state),
-      });
-    }
+  prepareImport(state: unknown): () => void {
+    const { active, cursors } = state === null ? { active: [], cursors: [] } : checkScenarioState(state);
+    return () => {
+      this.clear();
+      for (const entry of active) this.active.set(entry.merchant_account_id ?? EVERY_ACCOUNT, [...entry.scenarios]);
+      for (const c of cursors) {
+        const random = new SeededRandom(c.random_state);
+        this.cursors.set(`${c.merchant_account_id}\u0001${c.scenario}`, { step: c.step, usedInStep: c.used_in_step, requests: c.requests, random });
+      }
+    };
   }
 }
 
@@ -182,7 +179,7 @@ function checkScenarioState(state: unknown): ScenarioStateExport {
     );
   if (!ok)
     throw new Error(
-      'scenarios: expected {active: [{merchant_account_id, scenarios}], cursors: [{merchant_account_id, scenario, step, used_in_step, requests, random_state}]}',
+      'expected {active: [{merchant_account_id, scenarios}], cursors: [{merchant_account_id, scenario, step, used_in_step, requests, random_state}]}',
     );
   return s as ScenarioStateExport;
 }

@@ -44,10 +44,12 @@ export class ReportClock implements NamespacePart {
     return { floor_ms: this.floorMs };
   }
 
-  importState(state: unknown): void {
+  prepareImport(state: unknown): () => void {
     const floor = state === null ? null : (state as { floor_ms?: unknown }).floor_ms;
-    if (floor !== null && !Number.isFinite(floor)) throw new Error('reports: expected {floor_ms: number | null}');
-    this.floorMs = floor as number | null;
+    if (floor !== null && !Number.isFinite(floor)) throw new Error('expected {floor_ms: number | null}');
+    return () => {
+      this.floorMs = floor as number | null;
+    };
   }
 }
 
