@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import { requireAdminToken } from './admin/admin-token.js';
 import { adminContextOf } from './admin/index.js';
-import { authenticate } from './auth/authenticate.js';
+import { authenticate, authorize } from './auth/authenticate.js';
 import { docsRoutes } from './docs/routes.js';
 import { limitBodySize } from './http/body-limit.js';
 import { callOf, type SandboxEnv } from './http/call.js';
@@ -11,7 +11,7 @@ import { dispatch } from './http/dispatch.js';
 import { handleError } from './http/error-handler.js';
 import { OperationContext } from './http/handler.js';
 import { matchOperation } from './http/match-operation.js';
-import { pathWithoutNamespace, selectNamespace } from './http/namespace.js';
+import { admitNamespace, pathWithoutNamespace, selectNamespace } from './http/namespace.js';
 import { asMiddleware, pipeline } from './http/pipeline.js';
 import { requestId } from './http/request-id.js';
 import { errorContract } from './http/response-check.js';
@@ -38,6 +38,7 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   ];
   const everyRequest = [...firstSteps, limitBodySize(config.bodyLimitBytes)]; // 413 before a large body is buffered
   const namespace = selectNamespace(deps.namespaces); //     /ns/{name}/ prefix or x-sandbox-namespace
+  const admit = admitNamespace(deps.namespaces); //          a new namespace is made only for a caller it knows (503 at the cap)
 
   // Documents and their pages: no operation document describes them, so plain Hono routes.
   app.route('/', docsRoutes(everyRequest.map(asMiddleware))); // /docs, /openapi.json, /openapi.admin.json: no auth, not journaled
@@ -49,6 +50,7 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
       limitBodySize(Math.max(config.bodyLimitBytes, CONTROL_BODY_LIMIT)), // a whole namespace's state may be many MB
       namespace,
       requireAdminToken(config.adminToken), //                  401/403 when a token is required
+      admit,
       matchOperation(deps.admin.router), //                     operation from openapi.admin.json, else 404/405
       validate(), //                                            400 with one detail per problem
     ],
@@ -62,10 +64,12 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
     [
       ...everyRequest,
       namespace,
-      recordInJournal(), //                                      every API request and its response
+      recordInJournal(deps.pendingJournals), //                 every API request and its response
       checkScenarioHeaders(deps), //                              400 for unknown x-sandbox-scenario names or undeclared Prefer: code
       matchOperation(deps.api.router), //                         operation from openapi.json, else 404/405
-      authenticate({ mode: config.auth, tokenCache: deps.tokenCache }), // 401 token, 403 scope, 403 merchant
+      authenticate({ mode: config.auth, tokenCache: deps.tokenCache }), // 401 token
+      admit,
+      authorize(), //                                            403 scope, 403 merchant account
       injectScenario(deps), //                                    x-sandbox-scenario, Prefer: code=, active scenarios
       validate(), //                                              400 with one detail per problem
     ],

@@ -14,8 +14,10 @@ export interface SandboxConfig {
   validateResponses: boolean;
   /** Most entries the request journal keeps per namespace. */
   journalSize: number;
-  /** Most namespaces (besides `default`) kept before idle ones are evicted. */
+  /** Most namespaces (besides `default`) kept at once; past it, one idle long enough is evicted, else 503. */
   namespaceCap: number;
+  /** A namespace not used for this long (and with no request in flight) may be evicted to make room. */
+  namespaceIdleSeconds: number;
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: number;
   /**
@@ -47,6 +49,7 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     validateResponses: false,
     journalSize: 10_000,
     namespaceCap: 50,
+    namespaceIdleSeconds: 900,
     bodyLimitBytes: 1024 * 1024,
     requestTimeoutMs: 30_000,
     adminToken: null,

@@ -14,6 +14,7 @@ import { TokenCache } from './auth/verify-token.js';
 import { defaultConfig, type SandboxConfig } from './config.js';
 import { OperationRouter } from './http/operation-router.js';
 import { journalKind } from './journal/journal.js';
+import { PendingJournals } from './journal/pending.js';
 import { createLogger } from './logging/logger.js';
 import type { RequestStats } from './logging/request-log.js';
 import { NamespaceRegistry } from './namespace/registry.js';
@@ -56,6 +57,8 @@ export interface SandboxDeps {
   fixtures: () => StoreData;
   /** Where `fixtures()` comes from: the generated data with config.fixturesDir merged in (reloadable). */
   fixtureSource: FixtureSource;
+  /** Requests to namespaces not created yet, set aside for their journal. */
+  pendingJournals: PendingJournals;
   /** Counters for the shutdown summary. */
   stats: RequestStats;
   tokenCache: TokenCache;
@@ -89,13 +92,21 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const fixtures = () => fixtureSource.fixtures();
   const defaultStore = await Store.open(fixtures, { file: config.dataFile ?? undefined });
   // What every namespace keeps besides its records and clock (namespace/part.ts).
-  const parts = [journalKind(config.journalSize), reportClockKind, scenarioStateKind(scenarios, config.seed)];
-  const namespaces = new NamespaceRegistry({ fixtures, defaultStore, cap: config.namespaceCap, parts });
+  const pendingJournals = new PendingJournals();
+  const parts = [journalKind(config.journalSize, pendingJournals), reportClockKind, scenarioStateKind(scenarios, config.seed)];
+  const namespaces = new NamespaceRegistry({
+    fixtures,
+    fixturesVersion: () => fixtureSource.version,
+    defaultStore,
+    cap: config.namespaceCap,
+    idleMs: config.namespaceIdleSeconds * 1000,
+    parts,
+    onCapReached: capWarning(logger, config),
+  });
   const version = packageVersion();
   const adminDeps: AdminDeps = {
     version,
     seed: config.seed,
-    namespaceCap: config.namespaceCap,
     namespaces,
     scenarios,
     recordSchemas: adminServed.spec.compiler,
@@ -109,10 +120,35 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     scenarios,
     fixtures,
     fixtureSource,
+    pendingJournals,
     stats: { requests: 0 },
     tokenCache: new TokenCache(),
     services: await sandboxServices(),
     logger,
+  };
+}
+
+/** One warning line per ten seconds at most while new namespaces are refused at the cap, with how many were. */
+function capWarning(logger: Logger, config: SandboxConfig): (refused: string, retryAfterSeconds: number) => void {
+  let lastLoggedAt = 0;
+  let refusedSince = 0;
+  return (refused, retryAfterSeconds) => {
+    refusedSince++;
+    const now = Date.now();
+    if (now - lastLoggedAt < 10_000) return;
+    logger.warn(
+      {
+        event: 'namespace-cap-reached',
+        refused,
+        refused_since_last_line: refusedSince,
+        cap: config.namespaceCap,
+        idle_seconds: config.namespaceIdleSeconds,
+        retry_after_s: retryAfterSeconds,
+      },
+      `namespace '${refused}' refused (503): ${config.namespaceCap} namespaces exist (--namespace-cap) and none has been idle for ${config.namespaceIdleSeconds} s (--namespace-idle-seconds)`,
+    );
+    lastLoggedAt = now;
+    refusedSince = 0;
   };
 }
 

@@ -28,5 +28,14 @@ export const adminHandlers: AdminHandlerMap = {
 
 /** What a control-API handler is given of its call. */
 export function adminContextOf(deps: AdminDeps): (call: Call) => AdminContext {
-  return (call) => ({ deps, ns: call.ns, params: call.pathParams, query: call.query, headers: call.headers, body: call.body, requestId: call.requestId });
+  return (call) => ({
+    deps,
+    ns: call.ns,
+    scoped: call.namespaceNamed,
+    params: call.pathParams,
+    query: call.query,
+    headers: call.headers,
+    body: call.body,
+    requestId: call.requestId,
+  });
 }

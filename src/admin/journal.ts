@@ -2,6 +2,7 @@
 // client sent. The request's namespace by default; `namespace=*` reads every namespace.
 import { JOURNAL, type JournalEntry, type JournalFilter, matchesFilter } from '../journal/journal.js';
 import type { Namespace } from '../namespace/namespace.js';
+import { onlyAtRoot } from './scope.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
 
 export const journalHandlers: AdminHandlerMap = {
@@ -22,9 +23,11 @@ export const journalHandlers: AdminHandlerMap = {
 };
 
 /** Reading never creates a namespace: an unknown name simply has no entries. */
-function namespacesOf({ deps, ns, query }: AdminContext): Namespace[] {
+function namespacesOf(ctx: AdminContext): Namespace[] {
+  const { deps, ns, query } = ctx;
   const wanted: string | undefined = query.namespace;
-  if (wanted === undefined) return [ns];
+  if (wanted === undefined || wanted === ns.name) return [ns];
+  onlyAtRoot(ctx, `namespace=${wanted.slice(0, 64)}`);
   if (wanted === '*') return deps.namespaces.list();
   return deps.namespaces.list().filter((n) => n.name === wanted);
 }

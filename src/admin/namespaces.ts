@@ -1,24 +1,28 @@
 // GET /_sandbox/namespaces and DELETE /_sandbox/namespaces/{name}: what parallel runs have made,
-// and a way to drop one before eviction would.
+// and a way to drop one before eviction would. Through a namespace, only that one.
 
 import { ApiError } from '../errors/api-error.js';
 import { JOURNAL } from '../journal/journal.js';
 import { DEFAULT_NAMESPACE } from '../namespace/registry.js';
+import { onlyAtRoot } from './scope.js';
 import { recordCounts } from './snapshot.js';
-import type { AdminHandlerMap } from './types.js';
+import type { AdminDeps, AdminHandlerMap } from './types.js';
 
 export const namespaceHandlers: AdminHandlerMap = {
-  listNamespaces({ deps }) {
-    const items = deps.namespaces.list().map((ns) => ({
+  /** Through a namespace, only that one (other namespaces are seen at the root only). */
+  listNamespaces({ deps, ns: own, scoped }) {
+    const items = (scoped ? [own] : deps.namespaces.list()).map((ns) => ({
       name: ns.name,
       last_used_at: new Date(ns.lastUsedAt).toISOString(),
       record_counts: recordCounts(ns.store.data),
       journal_size: ns.existingPart(JOURNAL)?.size ?? 0,
     }));
-    return { body: { items, cap: deps.namespaceCap, evicted: deps.namespaces.evictedCount } };
+    return { body: { items, ...namespaceCounts(deps) } };
   },
 
-  deleteNamespace({ deps, params }) {
+  deleteNamespace(ctx) {
+    const { deps, params } = ctx;
+    if (params.name !== ctx.ns.name) onlyAtRoot(ctx, `Dropping namespace '${params.name.slice(0, 64)}'`);
     if (params.name === DEFAULT_NAMESPACE) {
       throw ApiError.badRequest('The default namespace cannot be dropped; POST /_sandbox/reset resets it.', [
         { location: 'path', pointer: '/name', type: 'value_error', message: 'Name a namespace other than default.' },
@@ -28,3 +32,8 @@ export const namespaceHandlers: AdminHandlerMap = {
     return { status: 204 };
   },
 };
+
+/** How many namespaces exist besides default, the most kept, how long one must be idle to be evicted, and how many were. */
+export function namespaceCounts(deps: AdminDeps) {
+  return { count: deps.namespaces.count, cap: deps.namespaces.cap, idle_seconds: deps.namespaces.idleMs / 1000, evicted: deps.namespaces.evictedCount };
+}

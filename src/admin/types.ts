@@ -9,7 +9,6 @@ export type { HandlerResult } from '../http/handler.js';
 export interface AdminDeps {
   version: string;
   seed: number;
-  namespaceCap: number;
   namespaces: NamespaceRegistry;
   scenarios: ScenarioCatalog;
   /** Compiles the stored-shape schemas of openapi.admin.json (records API, snapshot and state import). */
@@ -20,6 +19,11 @@ export interface AdminDeps {
 export interface AdminContext {
   deps: AdminDeps;
   ns: Namespace;
+  /**
+   * Whether the request named its namespace (/ns/{name} or x-sandbox-namespace): then it sees and
+   * changes that namespace only; reads and actions across namespaces are served at the root only.
+   */
+  scoped: boolean;
   params: Record<string, string>;
   query: Record<string, any>;
   headers: Record<string, any>;

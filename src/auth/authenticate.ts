@@ -1,5 +1,6 @@
-// Authentication and authorization of a matched operation: the bearer token (401), the operation's
-// scope (403) and the merchant account (403), in that order.
+// Authentication and authorization of a matched operation, as two steps: the bearer token (401),
+// then the operation's scope (403) and the merchant account (403). Between them the pipeline may
+// create the request's namespace (http/namespace.ts): only a caller with a valid token makes one.
 import { ApiError } from '../errors/api-error.js';
 import type { Call, Principal } from '../http/call.js';
 import type { Step } from '../http/pipeline.js';
@@ -38,43 +39,56 @@ export function authenticate(deps: AuthDeps): Step {
     provides: ['principal'],
     before(call) {
       const operation = call.operation as Operation;
-      const store = call.ns.store;
-      const merchantAccountId = call.header(MERCHANT_ACCOUNT_HEADER) || DEFAULT_MERCHANT_ACCOUNT;
-      call.merchantAccountId = merchantAccountId;
+      call.merchantAccountId = call.header(MERCHANT_ACCOUNT_HEADER) || DEFAULT_MERCHANT_ACCOUNT;
       if (!operation.requiresAuth) {
         // Public operations (Click to Pay) ignore any Authorization header, even an expired token.
-        checkMerchantExists(store, merchantAccountId);
         call.principal = { kind: 'anonymous', keyPair: null, scopes: [], claims: {} };
         return;
       }
       if (deps.mode === 'none') {
-        checkMerchantExists(store, merchantAccountId);
         call.principal = { kind: 'auth-off', keyPair: null, scopes: [...ALL_SCOPES], claims: {} };
         return;
       }
       const token = tokenOf(call.header('authorization'));
-      const verified = verifyToken(token, store, deps.tokenCache, wallClock());
+      const verified = verifyToken(token, call.ns.store, deps.tokenCache, wallClock());
       // A token seen before is checked without waiting; a new one waits for its signature check.
-      if (verified instanceof Promise) return verified.then((v) => authorize(call, v));
-      authorize(call, verified);
+      if (verified instanceof Promise) return verified.then((v) => identify(call, v));
+      identify(call, verified);
     },
   };
 }
 
-/** The verified token's pair may call this operation (scope) for this merchant account. */
-function authorize(call: Call, verified: VerifiedToken): void {
-  const store = call.ns.store;
-  const operation = call.operation as Operation;
-  const pair = verified.pair;
-  // Authenticated: the pair was used, whether or not this operation is then allowed. Written only
-  // when the instant changed: a busy client would otherwise rewrite the record (and, with --data,
-  // append it to the change log) on every request of the same millisecond.
-  const now = call.ns.clock.nowIso();
-  if (pair.last_used_at !== now) store.collections.api_key_pairs.update(pair.id, { last_used_at: now });
-  checkScope(operation.id, operation.scopes, verified.scopes, roleScopesOf(store.collections.roles, pair.role_ids), pair.id);
-  checkMerchantAccess(store, call.merchantAccountId as string, pair.merchant_account_ids, pair.id);
-  const principal: Principal = { kind: 'key-pair', keyPair: pair, scopes: verified.scopes, claims: verified.claims as Record<string, unknown> };
-  call.principal = principal;
+function identify(call: Call, verified: VerifiedToken): void {
+  call.principal = { kind: 'key-pair', keyPair: verified.pair, scopes: verified.scopes, claims: verified.claims as Record<string, unknown> };
+}
+
+/**
+ * 403s, after authenticate(): the verified token's pair may call this operation (scope) for this
+ * merchant account, which must exist. Records that the pair was used.
+ */
+export function authorize(): Step {
+  return {
+    name: 'authorize',
+    requires: ['namespace', 'operation', 'principal'],
+    before(call) {
+      const store = call.ns.store;
+      const operation = call.operation as Operation;
+      const principal = call.principal as Principal;
+      const merchantAccountId = call.merchantAccountId as string;
+      const pair = principal.keyPair;
+      if (principal.kind !== 'key-pair' || !pair) {
+        checkMerchantExists(store, merchantAccountId);
+        return;
+      }
+      // Authenticated: the pair was used, whether or not this operation is then allowed. Written only
+      // when the instant changed: a busy client would otherwise rewrite the record (and, with --data,
+      // append it to the change log) on every request of the same millisecond.
+      const now = call.ns.clock.nowIso();
+      if (pair.last_used_at !== now) store.collections.api_key_pairs.update(pair.id, { last_used_at: now });
+      checkScope(operation.id, operation.scopes, principal.scopes, roleScopesOf(store.collections.roles, pair.role_ids), pair.id);
+      checkMerchantAccess(store, merchantAccountId, pair.merchant_account_ids, pair.id);
+    },
+  };
 }
 
 /** `Bearer <token>`: the scheme is case-insensitive and may be followed by several spaces (RFC 7235). */

@@ -116,7 +116,15 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     env: ['SANDBOX_NAMESPACE_CAP'],
     kind: { type: 'integer', min: 1, max: 100_000 },
     arg: 'N',
-    help: 'most namespaces kept before idle ones are evicted (default 50)',
+    help: 'most namespaces kept at once besides default; past it one idle long enough is evicted, else 503 (default 50)',
+  },
+  {
+    key: 'namespaceIdleSeconds',
+    flag: 'namespace-idle-seconds',
+    env: ['SANDBOX_NAMESPACE_IDLE_SECONDS'],
+    kind: { type: 'integer', min: 0, max: 31_536_000 },
+    arg: 'S',
+    help: 'a namespace unused this long, with no request in flight, may be evicted to make room (default 900; 0: any not in use)',
   },
   {
     key: 'logLevel',

@@ -33,6 +33,7 @@ export const ERROR_CODES: Record<number, string> = {
   429: 'too_many_requests',
   500: 'server_error',
   502: 'bad_gateway',
+  503: 'service_unavailable',
   504: 'gateway_timeout',
 };
 
@@ -40,7 +41,16 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly details: ErrorDetail[];
-  readonly extra: { resource_id?: string; validation?: ValidationItem[]; headers?: Record<string, string> };
+  readonly extra: {
+    resource_id?: string;
+    validation?: ValidationItem[];
+    headers?: Record<string, string>;
+    /**
+     * An answer of the sandbox itself, not of the operation (a namespace cap reached, storage
+     * unavailable): it may come on any operation, so the response self-check checks its body only.
+     */
+    fromSandbox?: true;
+  };
 
   constructor(status: number, code: string, message: string, details: ErrorDetail[] = [], extra: ApiError['extra'] = {}) {
     // An ApiError is an answer, not a fault: it carries no stack trace, whose capture would cost
@@ -78,6 +88,13 @@ export class ApiError extends Error {
   /** 422: the request has the right shape but not the right meaning. */
   static unprocessable(items: ValidationItem[]) {
     return new ApiError(422, 'validation_error', items.map((i) => i.msg).join('; '), [], { validation: items });
+  }
+  /** 503: the sandbox cannot serve this now; `retryAfterSeconds` says when to try again. */
+  static unavailable(message: string, retryAfterSeconds: number) {
+    return new ApiError(503, 'service_unavailable', message, [], {
+      headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+      fromSandbox: true,
+    });
   }
   /** Any documented status with its reference code (scenarios use this). */
   static ofStatus(status: number, message: string, details: ErrorDetail[] = [], extra: ApiError['extra'] = {}) {

@@ -47,6 +47,9 @@ export class Call {
   requestId = '';
   /** Set by the namespace step; every later step may rely on it. */
   ns!: Namespace;
+  /** The namespace the request names (default when none), and whether it named one at all. */
+  namespaceName = '';
+  namespaceNamed = false;
   /** Set by the operation matcher; undefined on the answers of unknown paths. */
   operation: Operation | undefined = undefined;
   pathParams: Record<string, string> = {};

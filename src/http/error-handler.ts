@@ -25,7 +25,8 @@ export function handleError(logger: Logger, contract: ErrorContract | null = nul
       logger.error({ err, requestId: call.requestId, path: call.path }, 'unhandled error');
     }
     if (contract && !(apiError instanceof SelfCheckError)) {
-      const problem = contract.problemWithError(call.operation, apiError.status, errorBody(apiError));
+      // The sandbox's own answers (503 at the namespace cap) belong to no operation: their body is checked, not their status.
+      const problem = contract.problemWithError(apiError.extra.fromSandbox ? undefined : call.operation, apiError.status, errorBody(apiError));
       if (problem) apiError = new SelfCheckError(problem);
     }
     const headers: Record<string, string> = {};

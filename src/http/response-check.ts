@@ -7,7 +7,8 @@
 // - Every error body must also match the document's error schemas: `Error`, or `ValidationError`
 //   for 422.
 // - Errors raised before any operation is known (404 unknown path, 405 other method, 413 body too
-//   large, 400 bad namespace, 401/403 of the control API's token) belong to no operation: their
+//   large, 400 bad namespace, 401/403 of the control API's token), and the sandbox's own 503s on
+//   any operation (the namespace cap reached) belong to no operation: their
 //   body is checked against `Error`, their status is not (see openapi.json
 //   `x-sandbox-errors-outside-operations`).
 // A failed check is logged at error level and answered as a 500 naming the problem: loud, never a

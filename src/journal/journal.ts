@@ -292,7 +292,7 @@ export interface JournalState {
   entries: RawJournalEntry[];
 }
 
-/** Every namespace's journal (made on first use: reading the journal does not make one). */
+/** Every namespace's journal. */
 export const JOURNAL = new PartKey<Journal>('journal');
 
 function checkJournalState(state: unknown): JournalState {
@@ -341,7 +341,18 @@ function statusMatches(wanted: string, status: number): boolean {
   return cls ? Math.floor(status / 100) === Number(cls[1]) : Number(wanted) === status;
 }
 
-/** The journal kind for a sandbox's namespaces: `capacity` entries each (config.journalSize). */
-export function journalKind(capacity: number): PartKind<Journal> {
-  return { key: JOURNAL, create: () => new Journal(capacity) };
+/**
+ * The journal kind for a sandbox's namespaces: `capacity` entries each (config.journalSize). Made
+ * with the namespace, so that what was set aside for it before it existed (pending.ts) is there.
+ */
+export function journalKind(capacity: number, pending: { handOver(name: string, journal: Journal): void }): PartKind<Journal> {
+  return {
+    key: JOURNAL,
+    eager: true,
+    create: (ns) => {
+      const journal = new Journal(capacity);
+      if (ns.admitted) pending.handOver(ns.name, journal);
+      return journal;
+    },
+  };
 }

@@ -7,6 +7,7 @@ import { type Call, CallSlot } from '../http/call.js';
 import { type SentBody, sentBody } from '../http/json-response.js';
 import type { Step } from '../http/pipeline.js';
 import { JOURNAL } from './journal.js';
+import type { PendingJournals } from './pending.js';
 import { MAX_BODY_CHARS, REDACTED, SECRET_HEADERS } from './redact.js';
 
 export { MAX_BODY_CHARS, REDACTED, redactFields } from './redact.js';
@@ -14,40 +15,44 @@ export { MAX_BODY_CHARS, REDACTED, redactFields } from './redact.js';
 /** The namespace clock when the request arrived: its journal entry's timestamp. */
 const ARRIVED_AT = new CallSlot<string>('journal timestamp');
 
-/** Records every request that gets this far, after its answer exists (error answers included). */
-export function recordInJournal(): Step {
+/**
+ * Records every request that gets this far, after its answer exists (error answers included); a
+ * request to a namespace that was never created goes to `pending` under the name it gave.
+ */
+export function recordInJournal(pending: PendingJournals): Step {
   return {
     name: 'journal',
     requires: ['request id', 'namespace'],
     before(call) {
       call.set(ARRIVED_AT, call.ns.clock.nowIso());
     },
-    after: record,
+    after: (call) => record(call, pending),
   };
 }
 
 /** Synchronous when there is nothing left to read (body read by validation or none, our own JSON answer): most calls. */
-function record(call: Call): void | Promise<void> {
+function record(call: Call, pending: PendingJournals): void | Promise<void> {
   const sent = sentBody(call);
   // Validation has read the body of most requests that have one; others are read here.
   const bodyText = call.bodyText;
   const withBody = bodyText === undefined && hasBody(call);
-  if (sent !== undefined && !withBody) return keep(call, bodyText ?? '', sent, sent);
+  if (sent !== undefined && !withBody) return keep(call, pending, bodyText ?? '', sent, sent);
   return Promise.all([
     withBody ? readText(() => call.readBody()) : (bodyText ?? ''),
     sent ?? (call.res.body ? readText(() => call.res.clone().text()) : ''),
-  ]).then(([requestText, responseBody]) => keep(call, requestText, responseBody, sent));
+  ]).then(([requestText, responseBody]) => keep(call, pending, requestText, responseBody, sent));
 }
 
 /** `sent`: the JSON body this sandbox answered with, undefined when the answer was made otherwise. */
-function keep(call: Call, requestText: string, responseBody: SentBody, sent: SentBody | undefined): void {
+function keep(call: Call, pending: PendingJournals, requestText: string, responseBody: SentBody, sent: SentBody | undefined): void {
   const ns = call.ns;
+  const journal = ns.admitted ? ns.part(JOURNAL) : pending.journalFor(call.namespaceName);
   // Bounded: one long body cannot crowd every other entry out of the journal's byte budget.
   const request = clip(requestText);
   const response = clip(responseBody);
-  ns.part(JOURNAL).add({
+  journal.add({
     timestamp: call.get(ARRIVED_AT) as string,
-    namespace: ns.name,
+    namespace: call.namespaceName,
     method: call.method,
     path: call.path,
     url: call.url,

@@ -18,12 +18,16 @@ export interface NamespaceState {
 export class Namespace {
   readonly clock = new Clock();
   lastUsedAt = Date.now();
+  /** Requests being handled in it now: a namespace in use is never evicted. */
+  inFlight = 0;
   private readonly parts: (NamespacePart | undefined)[] = [];
 
   constructor(
     readonly name: string,
     readonly store: Store,
     private readonly kinds: PartKinds,
+    /** Kept by the registry; false for the shared fresh state and a one-request copy (registry.ts). */
+    readonly admitted = true,
   ) {
     for (const kind of kinds.kinds) if (kind.eager) this.part(kind.key);
   }

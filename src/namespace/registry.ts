@@ -2,6 +2,13 @@
 // own clock and its own parts (journal, scenario counters, report schedules). The `default`
 // namespace is the one a plain base URL uses, and the only one persisted to a data file. One
 // registry creates, keeps and evicts them.
+//
+// Only a caller who proved who it is creates a namespace: an authenticated API call or a control
+// API call (admit()). Until then a request naming a new namespace sees `unadmitted()`: the fresh
+// state any new namespace starts from, shared and never written, against which its token is
+// checked. So strangers cannot make namespaces, and cannot push out anyone else's: past the cap,
+// only a namespace idle for `idleMs` with no request in flight is evicted; with none, admit() is a
+// 503 naming the cap and the option.
 import { ApiError } from '../errors/api-error.js';
 import type { StoreData } from '../store/records.js';
 import { Store } from '../store/store.js';
@@ -13,55 +20,95 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export interface NamespaceOptions {
   /** A fresh deep copy of the seeded fixtures, each call. */
   fixtures: () => StoreData;
+  /** Grows when the fixtures change (a --watch reload), so the shared fresh state is made again. */
+  fixturesVersion?: () => number;
   /** Store of the default namespace (may be file-backed). */
   defaultStore: Store;
-  /** Most namespaces besides `default` kept at once; the least recently used idle one is evicted. */
+  /** Most namespaces besides `default` kept at once. */
   cap: number;
+  /** How long a namespace must go unused before it may be evicted to make room. */
+  idleMs: number;
   /** Every kind of part a namespace of this sandbox has. */
   parts: readonly PartKind[];
+  /** Called when a new namespace is refused at the cap (for the log). */
+  onCapReached?: (refused: string, retryAfterSeconds: number) => void;
 }
 
 export class NamespaceRegistry {
   private readonly namespaces = new Map<string, Namespace>();
   private readonly kinds: PartKinds;
+  private fresh: { version: number; ns: Namespace } | null = null;
   private evicted = 0;
 
   constructor(private readonly options: NamespaceOptions) {
     this.kinds = new PartKinds(options.parts);
-    this.create(DEFAULT_NAMESPACE, options.defaultStore);
+    this.register(new Namespace(DEFAULT_NAMESPACE, options.defaultStore, this.kinds));
   }
 
-  static isValidName(name: string): boolean {
-    return NAME.test(name);
+  /** Throws the 400 of a name that cannot be a namespace. */
+  static checkName(name: string): void {
+    if (NAME.test(name)) return;
+    throw ApiError.badRequest(`Namespace '${name.slice(0, 80)}' is not valid: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit.`, [
+      {
+        location: 'header',
+        pointer: '/x-sandbox-namespace',
+        type: 'string_pattern_mismatch',
+        message: 'A namespace is 1-64 letters, digits, ".", "_" or "-".',
+      },
+    ]);
   }
 
-  /** The part kinds every namespace has (for checking an imported state before touching anything). */
+  /** The part kinds every namespace has. */
   get partKinds(): PartKinds {
     return this.kinds;
   }
 
-  /** The namespace of that name, created from the fixtures on first use. */
-  get(name: string = DEFAULT_NAMESPACE): Namespace {
-    let ns = this.namespaces.get(name);
-    if (!ns) {
-      if (!NAME.test(name)) {
-        throw ApiError.badRequest(
-          `Namespace '${name.slice(0, 80)}' is not valid: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit.`,
-          [
-            {
-              location: 'header',
-              pointer: '/x-sandbox-namespace',
-              type: 'string_pattern_mismatch',
-              message: 'A namespace is 1-64 letters, digits, ".", "_" or "-".',
-            },
-          ],
-        );
-      }
-      ns = this.create(name, Store.inMemory(this.options.fixtures()));
-      this.evictIdle();
-    }
-    ns.lastUsedAt = Date.now();
+  get cap(): number {
+    return this.options.cap;
+  }
+
+  get idleMs(): number {
+    return this.options.idleMs;
+  }
+
+  /** The namespace of that name if it exists (marked as used now); never creates one. */
+  find(name: string): Namespace | undefined {
+    const ns = this.namespaces.get(name);
+    if (ns) ns.lastUsedAt = Date.now();
     return ns;
+  }
+
+  /**
+   * What a request naming a namespace that does not exist yet sees until it is admitted: the fresh
+   * state a new namespace starts from, shared by every such request and never written (the
+   * pipeline admits, or answers from a throwaway copy, before anything writes).
+   */
+  unadmitted(name: string): Namespace {
+    NamespaceRegistry.checkName(name);
+    const version = this.options.fixturesVersion?.() ?? 0;
+    if (!this.fresh || this.fresh.version !== version) {
+      this.fresh = { version, ns: new Namespace('(not yet created)', Store.inMemory(this.options.fixtures()), this.kinds, false) };
+    }
+    return this.fresh.ns;
+  }
+
+  /** The namespace of that name, created from the fixtures when new: a 503 when the cap leaves no room. */
+  admit(name: string = DEFAULT_NAMESPACE): Namespace {
+    const existing = this.find(name);
+    if (existing) return existing;
+    NamespaceRegistry.checkName(name);
+    this.makeRoom(name);
+    return this.register(new Namespace(name, Store.inMemory(this.options.fixtures()), this.kinds));
+  }
+
+  /** A namespace of that name for one request only, never kept (a call that may not create one). */
+  throwaway(name: string): Namespace {
+    return new Namespace(name, Store.inMemory(this.options.fixtures()), this.kinds, false);
+  }
+
+  /** The namespace of that name, created when new (code and tests; requests go through find/admit). */
+  get(name: string = DEFAULT_NAMESPACE): Namespace {
+    return this.admit(name);
   }
 
   has(name: string): boolean {
@@ -72,8 +119,13 @@ export class NamespaceRegistry {
     return [...this.namespaces.values()];
   }
 
+  /** Namespaces besides `default`. */
+  get count(): number {
+    return this.namespaces.size - 1;
+  }
+
   reset(name: string): void {
-    this.get(name).reset(this.options.fixtures());
+    this.admit(name).reset(this.options.fixtures());
   }
 
   delete(name: string): boolean {
@@ -85,19 +137,34 @@ export class NamespaceRegistry {
     return this.evicted;
   }
 
-  private create(name: string, store: Store): Namespace {
-    const ns = new Namespace(name, store, this.kinds);
-    this.namespaces.set(name, ns);
+  private register(ns: Namespace): Namespace {
+    this.namespaces.set(ns.name, ns);
     return ns;
   }
 
-  private evictIdle(): void {
-    const others = [...this.namespaces.values()].filter((ns) => ns.name !== DEFAULT_NAMESPACE);
-    if (others.length <= this.options.cap) return;
-    others.sort((a, b) => a.lastUsedAt - b.lastUsedAt);
-    for (const ns of others.slice(0, others.length - this.options.cap)) {
-      this.namespaces.delete(ns.name);
-      this.evicted++;
+  /** At the cap, evicts the namespace idle longest if it is idle enough and not in use; else a 503. */
+  private makeRoom(refused: string): void {
+    if (this.count < this.options.cap) return;
+    const now = Date.now();
+    let oldest: Namespace | null = null;
+    let oldestBusy: Namespace | null = null;
+    for (const ns of this.namespaces.values()) {
+      if (ns.name === DEFAULT_NAMESPACE) continue;
+      if (ns.inFlight > 0) continue;
+      if (now - ns.lastUsedAt >= this.options.idleMs) {
+        if (!oldest || ns.lastUsedAt < oldest.lastUsedAt) oldest = ns;
+      } else if (!oldestBusy || ns.lastUsedAt < oldestBusy.lastUsedAt) oldestBusy = ns;
     }
+    if (oldest) {
+      this.namespaces.delete(oldest.name);
+      this.evicted++;
+      return;
+    }
+    const retryAfter = oldestBusy ? (oldestBusy.lastUsedAt + this.options.idleMs - now) / 1000 : 1;
+    this.options.onCapReached?.(refused, Math.max(1, Math.ceil(retryAfter)));
+    throw ApiError.unavailable(
+      `Namespace '${refused}' cannot be created: the sandbox keeps at most ${this.options.cap} namespaces besides default (--namespace-cap) and none has been idle for ${Math.round(this.options.idleMs / 1000)} s (--namespace-idle-seconds). Retry later, drop one (DELETE /_sandbox/namespaces/{name}), or start the sandbox with a larger --namespace-cap.`,
+      retryAfter,
+    );
   }
 }

@@ -89,6 +89,8 @@ export function applyFixtureOverrides(base: StoreData, overrides: FixtureOverrid
  */
 export class FixtureSource {
   private current: StoreData;
+  /** Grows with every reload: what was made from the fixtures before is from an older version. */
+  version = 0;
 
   constructor(
     private readonly generated: StoreData,
@@ -106,5 +108,6 @@ export class FixtureSource {
   reload(): void {
     if (!this.dir) return;
     this.current = applyFixtureOverrides(this.generated, loadFixtureOverrides(this.dir));
+    this.version++;
   }
 }

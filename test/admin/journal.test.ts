@@ -166,13 +166,15 @@ describe('request journal', () => {
     ]);
   });
 
-  it('reads one namespace, another by name, or every namespace with *, and clears', async () => {
+  it('reads one namespace, another by name, or every namespace with * (at the root only), and clears', async () => {
     await sb.http.get('/connections').set('authorization', sb.auth).set('x-sandbox-namespace', 'j7').expect(200);
     await sb.http.get('/connections').set('authorization', sb.auth).set('x-sandbox-namespace', 'j8').expect(200);
-    expect(await count('default', '?namespace=j7')).toBe(1);
-    expect(await count('default', '?namespace=never-made')).toBe(0);
-    expect(await count('default')).toBe(0);
-    const all = await journal('default', '?namespace=*&path=/connections&limit=1000');
+    const root = (query: string) => sb.http.get(`/_sandbox/requests/count${query}`);
+    expect((await root('?namespace=j7')).body.count).toBe(1);
+    expect((await root('?namespace=never-made')).body.count).toBe(0);
+    expect(await count('j7', '?namespace=j7')).toBe(1); // its own name, through itself
+    expect((await root('')).body.count).toBe(0);
+    const all = await sb.http.get('/_sandbox/requests?namespace=*&path=/connections&limit=1000');
     const namespaces = new Set(all.body.items.map((e: { namespace: string }) => e.namespace));
     expect(namespaces).toEqual(new Set(['j5', 'j6', 'j7', 'j8']));
     const cleared = await sb.http.delete('/_sandbox/requests').set('x-sandbox-namespace', 'j7');
@@ -180,7 +182,7 @@ describe('request journal', () => {
     expect(await count('j7')).toBe(0);
     expect(await count('j8')).toBe(1);
     await sb.http.delete('/_sandbox/requests?namespace=*').expect(204);
-    expect(await count('default', '?namespace=*')).toBe(0);
+    expect((await root('?namespace=*')).body.count).toBe(0);
     expect(sb.deps.namespaces.has('never-made')).toBe(false);
   });
 });

@@ -60,6 +60,8 @@ describe('loadConfig defaults and sources', () => {
       '5',
       '--namespace-cap',
       '3',
+      '--namespace-idle-seconds',
+      '60',
       '--log-level',
       'debug',
       '--log-format',
@@ -82,6 +84,7 @@ describe('loadConfig defaults and sources', () => {
       adminToken: 's3cret',
       journalSize: 5,
       namespaceCap: 3,
+      namespaceIdleSeconds: 60,
       logLevel: 'debug',
       logFormat: 'pretty',
       validateResponses: true,
@@ -103,6 +106,7 @@ describe('loadConfig defaults and sources', () => {
       SANDBOX_ADMIN_TOKEN: 't',
       SANDBOX_JOURNAL_SIZE: '6',
       SANDBOX_NAMESPACE_CAP: '4',
+      SANDBOX_NAMESPACE_IDLE_SECONDS: '0',
       SANDBOX_LOG_LEVEL: 'warn',
       SANDBOX_LOG_FORMAT: 'pretty',
       SANDBOX_VALIDATE_RESPONSES: 'yes',
@@ -121,6 +125,7 @@ describe('loadConfig defaults and sources', () => {
       adminToken: 't',
       journalSize: 6,
       namespaceCap: 4,
+      namespaceIdleSeconds: 0,
       logLevel: 'warn',
       logFormat: 'pretty',
       validateResponses: true,
@@ -142,6 +147,7 @@ describe('loadConfig defaults and sources', () => {
       adminToken: 'a',
       journalSize: 7,
       namespaceCap: 8,
+      namespaceIdleSeconds: 120,
       logLevel: 'error',
       logFormat: 'json',
       validateResponses: true,
@@ -233,6 +239,7 @@ describe('loadConfig errors', () => {
       '--body-limit must be a size in bytes, or like 512kb or 2mb, got "1gb" (from flag --body-limit)',
     );
     expect(usageError(() => load(['--namespace-cap', '0']))).toContain('--namespace-cap must be an integer from 1 to 100000');
+    expect(usageError(() => load(['--namespace-idle-seconds', '-1']))).toContain('--namespace-idle-seconds must be an integer from 0 to 31536000');
   });
 
   it('names the config file and key for a bad file value', () => {
