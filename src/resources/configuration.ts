@@ -3,18 +3,13 @@
 // again and again: the lists that need no lookup are answered with their JSON text, kept until a
 // collection they show changes.
 
+import { connectionSources, connectionsOf } from './connections.js';
 import { findOwned } from './lookup.js';
 import { AnswerJson } from './record-json.js';
 import type { HandlerMap } from './types.js';
 
-const connectionsJson = new AnswerJson<string>(
-  (db, merchantAccountId) => ({
-    items: db.connections
-      .where((c) => c.merchant_account_id === merchantAccountId)
-      .map((c) => ({ type: 'connection' as const, id: c.id, name: c.name, active: c.active, silent: c.silent, definition: c.definition })),
-  }),
-  (db) => [db.connections],
-);
+/** Keyed by merchant account; derived from the four collections of configured services, each a source. */
+const connectionsJson = new AnswerJson<string>((db, merchantAccountId) => ({ items: connectionsOf(db, merchantAccountId) }), connectionSources);
 
 /** Keyed by merchant account and flow, joined with NUL (neither can hold one). */
 const flowRulesJson = new AnswerJson<string>(
@@ -32,7 +27,7 @@ const cardSchemesJson = new AnswerJson<''>(
 );
 
 export const configurationHandlers: HandlerMap = {
-  /** Every configured connection of every group (anti-fraud and gift card services included). */
+  /** Every configured service of every group (anti-fraud and gift card services, digital wallets included), as connections. */
   listConnections({ db, merchantAccountId }) {
     return { json: connectionsJson.text(db, merchantAccountId) };
   },
