@@ -12,8 +12,10 @@ import { connectionSourceOf, defaultConnectionDefinition } from '../resources/co
 import { serializeGiftCard } from '../resources/gift-cards/serialize.js';
 import { serializePaymentMethod, serializePaymentServiceToken } from '../resources/payment-methods/serialize.js';
 import { serializeExecution, serializeReport } from '../resources/reports/serialize.js';
+import type { SpecIndex } from '../spec/operations.js';
 import type { SchemaCompiler } from '../spec/schema-compiler.js';
 import { toErrorDetails } from '../spec/schema-compiler.js';
+import { canonicalizeAt, type FieldPath, uuidPaths } from '../spec/uuid-fields.js';
 import type { CollectionName } from '../store/records.js';
 import type { CollectionMap } from '../store/store.js';
 
@@ -156,6 +158,23 @@ export function toApiShape(db: CollectionMap, collection: CollectionName, record
 }
 
 const validators = new WeakMap<SchemaCompiler, Map<CollectionName, ValidateFunction>>();
+const uuidFields = new WeakMap<SpecIndex, Map<CollectionName, FieldPath[]>>();
+
+/**
+ * Brings the uuids a record's schema declares (its id, reference fields) to lower case, as the API
+ * does with its input: stored uuids are lower case whatever case they were given in. The record must
+ * have passed recordProblems.
+ */
+export function canonicalizeRecordUuids(spec: SpecIndex, collection: CollectionName, record: AnyRecord): void {
+  let byCollection = uuidFields.get(spec);
+  if (!byCollection) uuidFields.set(spec, (byCollection = new Map()));
+  let paths = byCollection.get(collection);
+  if (!paths) {
+    paths = uuidPaths({ $ref: `#/components/schemas/${RECORD_SHAPES[collection].schema}` }, spec.compiler.docId, spec.resolve).filter((p) => p.length > 0);
+    byCollection.set(collection, paths);
+  }
+  canonicalizeAt(record, paths);
+}
 
 /** Problems of a stored record against its schema, as `details` items under `pointerPrefix`. */
 export function recordProblems(compiler: SchemaCompiler, collection: CollectionName, record: unknown, pointerPrefix = ''): ErrorDetail[] {

@@ -7,7 +7,7 @@ import { catchUpReports } from '../resources/reports/scheduler.js';
 import { summarize } from '../spec/operations.js';
 import type { CollectionName } from '../store/records.js';
 import type { CollectionMap } from '../store/store.js';
-import { checkNotReferenced, checkReferences, RECORD_SHAPES, recordProblems, toApiShape } from './record-shapes.js';
+import { canonicalizeRecordUuids, checkNotReferenced, checkReferences, RECORD_SHAPES, recordProblems, toApiShape } from './record-shapes.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
 
 type AnyRecord = Record<string, any> & { id: string };
@@ -108,6 +108,7 @@ async function checkRecord(ctx: AdminContext, collection: CollectionName, record
   await shape.derive?.(record);
   const problems = recordProblems(ctx.deps.admin.spec.compiler, collection, record);
   if (problems.length) throw ApiError.badRequest(summarize(problems), problems);
+  canonicalizeRecordUuids(ctx.deps.admin.spec, collection, record);
   const db = ctx.ns.store.collections;
   checkReferences(db, collection, record);
   if (collection === 'api_key_pairs') {
