@@ -304,9 +304,22 @@ export interface ReportExecutionRecord extends BaseRecord {
   context: { reference_timestamp: Timestamp; reference_timezone: string };
   /**
    * How the status moves with the sandbox clock (resources/reports/lifecycle.ts): the states in
-   * order and how long each but the last lasts. Absent or null (fixtures): the status stays as stored.
+   * order and how long each but the last lasts. Absent or null: the status stays as stored.
    */
-  lifecycle?: { path: ReportExecutionStatus[]; durations_ms: number[] } | null;
+  lifecycle?: StoredLifecycle | null;
+}
+
+export interface StoredLifecycle {
+  path: ReportExecutionStatus[];
+  durations_ms: number[];
+  /** When the first state of the path began; absent: the execution's created_at. */
+  started_at?: Timestamp;
+  /**
+   * `namespace_start` (seeded executions): the first state lasts durations_ms[0] counted from when
+   * the namespace started or was last reset, or from started_at when that is later. Made a plain
+   * duration from started_at when the first state ends, so the rest of the path stays put.
+   */
+  first_duration_from?: 'namespace_start';
 }
 
 /** Every collection of the store, by name, with its record type. */
