@@ -46,7 +46,7 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
       recordInJournal({ size: config.journalSize }), //          every API request and its response (not /_sandbox)
       checkScenarioHeaders(deps), //                              400 for unknown x-sandbox-scenario names or undeclared Prefer: code
       matchOperation(deps.api.router), //                         operation from openapi.json, else 404/405
-      authenticate({ mode: config.auth, tokenCache: deps.tokenCache }), // 401 token, 403 scope, 403 merchant
+      authenticate({ mode: config.auth, tokenCache: deps.tokenCache, merchantAccountHeaders: config.merchantAccountHeaders }), // 400 misnamed merchant header, 401 token, 403 scope, 403 merchant
       injectScenario(deps), //                                    x-sandbox-scenario, Prefer: code=, active scenarios
       validate(), //                                              400 with one detail per problem
     ],

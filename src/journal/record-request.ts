@@ -66,6 +66,7 @@ function keep(c: Context<SandboxEnv>, options: JournalOptions, requestText: stri
     responseMayHoldPrivateKey: sent === undefined || (c.get('operation')?.answerMayHoldPrivateKey ?? false),
     duration_ms: Math.round((performance.now() - c.get('receivedAt')) * 1000) / 1000,
     operation_id: c.get('operation')?.id ?? null,
+    merchant_account_id: c.get('merchantAccountId') ?? null,
     scenario: c.get('scenario') ?? null,
     request_id: c.get('requestId'),
   });
