@@ -67,7 +67,7 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
       recordInJournal(deps.pendingJournals), //                 every API request and its response
       checkScenarioHeaders(deps), //                              400 for unknown x-sandbox-scenario names or undeclared Prefer: code
       matchOperation(deps.api.router), //                         operation from openapi.json, else 404/405
-      authenticate({ mode: config.auth, tokenCache: deps.tokenCache }), // 401 token
+      authenticate({ mode: config.auth, tokenCache: deps.tokenCache, merchantAccountHeaders: config.merchantAccountHeaders }), // 400 misnamed merchant header, 401 token
       admit,
       authorize(), //                                            403 scope, 403 merchant account
       injectScenario(deps), //                                    x-sandbox-scenario, Prefer: code=, active scenarios

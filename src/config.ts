@@ -35,6 +35,12 @@ export interface SandboxConfig {
   logFormat: 'json' | 'pretty';
   /** Reload scenario files and fixtures when they change. */
   watch: boolean;
+  /**
+   * Other request header names that choose the merchant account, as x-service-merchant-account-id
+   * does (a client generated for another header name); any other header ending in
+   * -merchant-account-id is a 400.
+   */
+  merchantAccountHeaders: string[];
 }
 
 export const DEFAULT_SEED = 4010;
@@ -58,6 +64,7 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     logLevel: 'info',
     logFormat: 'json',
     watch: false,
+    merchantAccountHeaders: [],
     // An option given as undefined keeps its default.
     ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
   };

@@ -109,7 +109,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     seed: config.seed,
     namespaces,
     scenarios,
-    recordSchemas: adminServed.spec.compiler,
+    adminSpec: adminServed.spec,
   };
   return {
     config,

@@ -8,11 +8,14 @@ import { keyAlgorithmOf, parsePublicKey, thumbprintOf } from '../auth/key-materi
 import { ApiError, type ErrorDetail } from '../errors/api-error.js';
 import { serializeApiKeyPair } from '../resources/api-key-pairs/serialize.js';
 import { serializeBuyer } from '../resources/buyers/serialize.js';
+import { connectionSourceOf, defaultConnectionDefinition } from '../resources/connections.js';
 import { serializeGiftCard } from '../resources/gift-cards/serialize.js';
 import { serializePaymentMethod, serializePaymentServiceToken } from '../resources/payment-methods/serialize.js';
 import { serializeExecution, serializeReport } from '../resources/reports/serialize.js';
+import type { SpecIndex } from '../spec/operations.js';
 import type { SchemaCompiler } from '../spec/schema-compiler.js';
 import { toErrorDetails } from '../spec/schema-compiler.js';
+import { canonicalizeAt, type FieldPath, uuidPaths } from '../spec/uuid-fields.js';
 import type { CollectionName } from '../store/records.js';
 import type { CollectionMap } from '../store/store.js';
 
@@ -88,7 +91,7 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
     }),
     references: [['buyer_id', 'buyers']],
   }),
-  payment_services: owned('PaymentServiceRecord', 'payment-service', { defaults: () => ({ active: true }) }),
+  payment_services: owned('PaymentServiceRecord', 'payment-service', configuredService('payment_services')),
   payment_service_tokens: owned('PaymentServiceTokenRecord', 'payment-service-token', {
     serialize: (_db, r) => serializePaymentServiceToken(r),
     defaults: () => ({ status: 'succeeded', approval_url: null }),
@@ -101,7 +104,7 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
     defaults: () => ({ status: 'active' }),
     references: [['payment_method_id', 'payment_methods']],
   }),
-  gift_card_services: owned('GiftCardServiceRecord', 'gift-card-service', { defaults: () => ({ active: true }) }),
+  gift_card_services: owned('GiftCardServiceRecord', 'gift-card-service', configuredService('gift_card_services')),
   gift_cards: owned('GiftCardRecord', 'gift-card', {
     serialize: serializeGiftCard,
     defaults: () => ({ usage_count: 0, cit_usage_count: 0 }),
@@ -112,13 +115,13 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
   }),
   transactions: owned('TransactionRecord', 'transaction'),
   checkout_sessions: owned('CheckoutSessionRecord', 'checkout-session'),
-  anti_fraud_services: owned('AntiFraudServiceRecord', 'anti-fraud-service', { defaults: () => ({ active: true }) }),
+  anti_fraud_services: owned('AntiFraudServiceRecord', 'anti-fraud-service', configuredService('anti_fraud_services')),
   anti_fraud_service_credentials: owned('AntiFraudServiceCredentialRecord', 'anti-fraud-service-credential', {
     references: [['anti_fraud_service_id', 'anti_fraud_services']],
   }),
   apple_pay_certificates: owned('ApplePayCertificateRecord', 'apple-pay-certificate'),
   webhook_subscriptions: owned('WebhookSubscriptionRecord', 'webhook-subscription'),
-  connections: owned('ConnectionRecord', 'connection', { defaults: () => ({ active: true, silent: false }) }),
+  digital_wallets: owned('DigitalWalletRecord', 'digital-wallet', configuredService('digital_wallets')),
   flow_rules: owned('FlowRuleRecord', 'rule', { defaults: () => ({ error_code: null }) }),
   vault_forward_configs: owned('VaultForwardConfigRecord', 'vault-forward-config', { defaults: () => ({ authentication_ids: [] }) }),
   vault_forward_authentications: owned('VaultForwardAuthenticationRecord', 'vault-forward-config-authentication', {
@@ -132,6 +135,22 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
   report_executions: owned('ReportExecutionRecord', 'report-execution', { serialize: serializeExecution, references: [['report_id', 'reports']] }),
 };
 
+/**
+ * A configured service, shown by GET /connections: active and not silent unless told, and its
+ * connection definition made from its definition id and display name when not given.
+ */
+function configuredService(collection: CollectionName): Partial<RecordShape> {
+  const source = connectionSourceOf(collection)!;
+  return {
+    defaults: () => ({ active: true, silent: false }),
+    async derive(record) {
+      const definitionId = record[source.definitionIdField];
+      if (record.definition !== undefined || typeof definitionId !== 'string' || typeof record.display_name !== 'string') return; // else the schema says what is missing
+      record.definition = defaultConnectionDefinition(source.group, definitionId, record.display_name);
+    },
+  };
+}
+
 /** The record as the API returns it, or as stored for kinds the API returns as stored. */
 export function toApiShape(db: CollectionMap, collection: CollectionName, record: unknown): unknown {
   const serialize = RECORD_SHAPES[collection].serialize;
@@ -139,6 +158,23 @@ export function toApiShape(db: CollectionMap, collection: CollectionName, record
 }
 
 const validators = new WeakMap<SchemaCompiler, Map<CollectionName, ValidateFunction>>();
+const uuidFields = new WeakMap<SpecIndex, Map<CollectionName, FieldPath[]>>();
+
+/**
+ * Brings the uuids a record's schema declares (its id, reference fields) to lower case, as the API
+ * does with its input: stored uuids are lower case whatever case they were given in. The record must
+ * have passed recordProblems.
+ */
+export function canonicalizeRecordUuids(spec: SpecIndex, collection: CollectionName, record: AnyRecord): void {
+  let byCollection = uuidFields.get(spec);
+  if (!byCollection) uuidFields.set(spec, (byCollection = new Map()));
+  let paths = byCollection.get(collection);
+  if (!paths) {
+    paths = uuidPaths({ $ref: `#/components/schemas/${RECORD_SHAPES[collection].schema}` }, spec.compiler.docId, spec.resolve).filter((p) => p.length > 0);
+    byCollection.set(collection, paths);
+  }
+  canonicalizeAt(record, paths);
+}
 
 /** Problems of a stored record against its schema, as `details` items under `pointerPrefix`. */
 export function recordProblems(compiler: SchemaCompiler, collection: CollectionName, record: unknown, pointerPrefix = ''): ErrorDetail[] {

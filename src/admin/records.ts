@@ -7,7 +7,7 @@ import { catchUpReports } from '../resources/reports/scheduler.js';
 import { summarize } from '../spec/operations.js';
 import type { CollectionName } from '../store/records.js';
 import type { CollectionMap } from '../store/store.js';
-import { checkNotReferenced, checkReferences, RECORD_SHAPES, recordProblems, toApiShape } from './record-shapes.js';
+import { canonicalizeRecordUuids, checkNotReferenced, checkReferences, RECORD_SHAPES, recordProblems, toApiShape } from './record-shapes.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
 
 type AnyRecord = Record<string, any> & { id: string };
@@ -106,8 +106,9 @@ function objectBody(body: unknown): Record<string, any> {
 async function checkRecord(ctx: AdminContext, collection: CollectionName, record: AnyRecord, selfId: string | null): Promise<void> {
   const shape = RECORD_SHAPES[collection];
   await shape.derive?.(record);
-  const problems = recordProblems(ctx.deps.recordSchemas, collection, record);
+  const problems = recordProblems(ctx.deps.adminSpec.compiler, collection, record);
   if (problems.length) throw ApiError.badRequest(summarize(problems), problems);
+  canonicalizeRecordUuids(ctx.deps.adminSpec, collection, record);
   const db = ctx.ns.store.collections;
   checkReferences(db, collection, record);
   if (collection === 'api_key_pairs') {

@@ -1,7 +1,7 @@
 import type { Namespace } from '../namespace/namespace.js';
 import type { NamespaceRegistry } from '../namespace/registry.js';
 import type { ScenarioCatalog } from '../scenarios/types.js';
-import type { SchemaCompiler } from '../spec/schema-compiler.js';
+import type { SpecIndex } from '../spec/operations.js';
 
 export type { HandlerResult } from '../http/handler.js';
 
@@ -11,8 +11,8 @@ export interface AdminDeps {
   seed: number;
   namespaces: NamespaceRegistry;
   scenarios: ScenarioCatalog;
-  /** Compiles the stored-shape schemas of openapi.admin.json (records API, snapshot and state import). */
-  recordSchemas: SchemaCompiler;
+  /** openapi.admin.json: the stored-shape schemas of the records API, snapshot and state import. */
+  adminSpec: SpecIndex;
 }
 
 /** What a control-API handler receives: the sandbox's admin deps and the request's namespace and input. */

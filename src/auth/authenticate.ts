@@ -6,22 +6,23 @@ import type { Call, Principal } from '../http/call.js';
 import type { Step } from '../http/pipeline.js';
 import type { Operation } from '../spec/operations.js';
 import type { Store } from '../store/store.js';
+import { MERCHANT_ACCOUNT_HEADER, merchantAccountSelector } from './merchant-account.js';
 import { ALL_SCOPES } from './mint-token.js';
 import { allowedScope, grants, roleScopesOf } from './scopes.js';
 import { type TokenCache, unauthorized, type VerifiedToken, verifyToken } from './verify-token.js';
-
-export const MERCHANT_ACCOUNT_HEADER = 'x-service-merchant-account-id';
-export const DEFAULT_MERCHANT_ACCOUNT = 'default';
 
 export interface AuthDeps {
   mode: 'jwt' | 'none';
   tokenCache: TokenCache;
   /** Wall clock that token times are checked against (tests may inject one). */
   wallClock?: () => number;
+  /** Other header names that choose the merchant account (--merchant-account-header). */
+  merchantAccountHeaders?: readonly string[];
 }
 
 export function authenticate(deps: AuthDeps): Step {
   const wallClock = deps.wallClock ?? (() => Date.now()); // looked up per call: fake timers apply
+  const selectMerchantAccount = merchantAccountSelector(deps.merchantAccountHeaders ?? []);
   // The last Authorization header read, and its token: a client sends the same header request after
   // request, and comparing it costs less than parsing a JWT-long header again.
   let lastHeader: string | undefined;
@@ -39,7 +40,8 @@ export function authenticate(deps: AuthDeps): Step {
     provides: ['principal'],
     before(call) {
       const operation = call.operation as Operation;
-      call.merchantAccountId = call.header(MERCHANT_ACCOUNT_HEADER) || DEFAULT_MERCHANT_ACCOUNT;
+      // 400 for a misnamed merchant account header, before anything else: the request must not run on `default` by mistake.
+      call.merchantAccountId = selectMerchantAccount(call);
       if (!operation.requiresAuth) {
         // Public operations (Click to Pay) ignore any Authorization header, even an expired token.
         call.principal = { kind: 'anonymous', keyPair: null, scopes: [], claims: {} };

@@ -40,6 +40,9 @@ export function formatBanner(info: BannerInfo): string {
       row('try', `curl -H "Authorization: Bearer $TOKEN" ${url}/connections`),
     );
   }
+  if (config.merchantAccountHeaders.length) {
+    lines.push(row('merchant', `chosen by x-service-merchant-account-id or ${config.merchantAccountHeaders.join(', ')}`));
+  }
   lines.push(row('docs', `${url}/docs (control API: ${url}/docs/admin)`));
   lines.push(row('control', `${url}/_sandbox${config.adminToken ? ' (needs the admin token)' : ''}`));
   if (info.configFile) lines.push(row('config', info.configFile));

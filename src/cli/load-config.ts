@@ -4,6 +4,7 @@
 // the option, where the value came from and what is accepted.
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isLoopbackHost } from '../admin/exposure.js';
+import { MERCHANT_ACCOUNT_HEADER } from '../auth/merchant-account.js';
 import { defaultConfig, type SandboxConfig } from '../config.js';
 import { type OptionSpec, optionByFlag, START_OPTIONS } from './options.js';
 import { UsageError } from './usage-error.js';
@@ -95,7 +96,9 @@ function parseFlags(argv: readonly string[]): ParsedFlags {
     }
     if (!option) throw new UsageError(`unknown option --${name} (see payments-sandbox start --help)`);
     const value = option.kind.type === 'boolean' ? (inline ?? 'true') : takeValue();
-    parsed.values.set(option.key, { name, value });
+    // A list option given again adds to it (joined as the environment variable holds it).
+    const earlier = option.kind.type === 'header-names' ? parsed.values.get(option.key) : undefined;
+    parsed.values.set(option.key, { name, value: earlier ? `${earlier.value},${value}` : value });
   }
   return parsed;
 }
@@ -145,6 +148,8 @@ function parseText(option: OptionSpec, text: string, source: string, baseDir: st
     case 'enum':
       if (!kind.values.includes(text)) throw bad(option, source, `one of ${kind.values.join(', ')}`, text);
       return text;
+    case 'header-names':
+      return parseHeaderNames(option, text.split(','), source);
   }
 }
 
@@ -170,7 +175,40 @@ function parseJson(option: OptionSpec, value: unknown, source: string, baseDir: 
     case 'enum':
       if (typeof value !== 'string' || !kind.values.includes(value)) throw bad(option, source, `one of ${kind.values.join(', ')}`, value);
       return value;
+    case 'header-names':
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw bad(option, source, 'an array of header names', value);
+      return parseHeaderNames(option, value, source);
   }
+}
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Headers the sandbox reads for something else: none of them can also choose the merchant account. */
+const RESERVED_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'content-type',
+  'content-length',
+  'transfer-encoding',
+  'host',
+  'connection',
+  'cookie',
+  'prefer',
+  'x-request-id',
+]);
+
+/** Lower-cased, each once; the sandbox's own header is already read, so naming it changes nothing. */
+function parseHeaderNames(option: OptionSpec, items: readonly string[], source: string): string[] {
+  const names = new Set<string>();
+  for (const item of items) {
+    const name = item.trim().toLowerCase();
+    if (!HEADER_NAME.test(name)) throw bad(option, source, 'header names (letters, digits and - _ . and the like, no spaces)', item);
+    if (RESERVED_HEADERS.has(name) || name.startsWith('x-sandbox-')) {
+      throw new UsageError(`--${option.flag} cannot be '${name}': the sandbox reads that header for something else (from ${source})`);
+    }
+    if (name !== MERCHANT_ACCOUNT_HEADER) names.add(name);
+  }
+  return [...names];
 }
 
 function checkInteger(option: OptionSpec, n: number, given: unknown, source: string): number {

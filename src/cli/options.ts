@@ -8,7 +8,9 @@ export type OptionKind =
   | { type: 'integer'; min: number; max: number }
   | { type: 'bytes'; min: number }
   | { type: 'boolean' }
-  | { type: 'enum'; values: readonly string[] };
+  | { type: 'enum'; values: readonly string[] }
+  /** Header names: a flag given again adds one, an environment variable holds them comma-separated, the config file an array. */
+  | { type: 'header-names' };
 
 export interface OptionSpec {
   key: keyof SandboxConfig;
@@ -158,6 +160,14 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     help: 'largest request body: bytes, or with kb/mb (default 1mb)',
   },
   { key: 'watch', flag: 'watch', env: ['SANDBOX_WATCH'], kind: { type: 'boolean' }, help: 'reload scenario files and fixtures when they change (default off)' },
+  {
+    key: 'merchantAccountHeaders',
+    flag: 'merchant-account-header',
+    env: ['SANDBOX_MERCHANT_ACCOUNT_HEADER'],
+    kind: { type: 'header-names' },
+    arg: 'NAME',
+    help: 'another header naming the merchant account, repeatable (env: comma-separated); other *-merchant-account-id headers get 400',
+  },
 ];
 
 /** The option a flag name (without dashes) stands for, if any. */

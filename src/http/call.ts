@@ -10,7 +10,7 @@ import type { Context } from 'hono';
 import type { Namespace } from '../namespace/namespace.js';
 import type { Operation } from '../spec/operations.js';
 import type { ApiKeyPairRecord } from '../store/records.js';
-import { destroySocket, onResponseWritten, requestHeader, requestHeaders } from './node-bindings.js';
+import { destroySocket, findHeaderName, onResponseWritten, requestHeader, requestHeaders } from './node-bindings.js';
 
 export interface Principal {
   /** `key-pair`: a verified token; `anonymous`: an operation without security; `auth-off`: --auth none. */
@@ -107,6 +107,11 @@ export class Call {
 
   allHeaders(): ReturnType<typeof requestHeaders> {
     return requestHeaders(this.context);
+  }
+
+  /** The first header whose name `test` accepts, lower-cased (node-bindings.ts). */
+  findHeaderName(test: (name: string) => boolean): string | undefined {
+    return findHeaderName(this.context, test);
   }
 
   readBody(): Promise<string> {

@@ -45,3 +45,18 @@ export function onResponseWritten(c: Context, done: () => void): boolean {
   outgoing.once('finish', done);
   return true;
 }
+
+/**
+ * The first request header whose name `test` accepts (names as the client spelled them), lower-cased;
+ * undefined when none does. Served by Node, it walks the raw name list Node keeps anyway: no copy,
+ * no object built.
+ */
+export function findHeaderName(c: Context, test: (name: string) => boolean): string | undefined {
+  const raw = (c.env as { incoming?: { rawHeaders?: string[] } } | undefined)?.incoming?.rawHeaders;
+  if (raw) {
+    for (let i = 0; i < raw.length; i += 2) if (test(raw[i])) return raw[i].toLowerCase();
+    return undefined;
+  }
+  for (const name of c.req.raw.headers.keys()) if (test(name)) return name;
+  return undefined;
+}

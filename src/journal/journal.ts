@@ -25,6 +25,8 @@ export interface JournalEntry {
   response_body: unknown;
   duration_ms: number;
   operation_id: string | null;
+  /** The merchant account the request acted on (or was refused for); null when it never got that far (an unknown path, a misnamed merchant account header). */
+  merchant_account_id: string | null;
   scenario: string | null;
   request_id: string;
 }
@@ -57,6 +59,7 @@ export interface RawJournalEntry {
   responseMayHoldPrivateKey: boolean;
   duration_ms: number;
   operation_id: string | null;
+  merchant_account_id: string | null;
   scenario: string | null;
   request_id: string;
 }
@@ -88,6 +91,7 @@ function materialize(id: number, raw: RawJournalEntry): JournalEntry {
     response_body: bodyOf(raw.responseText.toString(), raw.responseContentType, raw.responseLength),
     duration_ms: raw.duration_ms,
     operation_id: raw.operation_id,
+    merchant_account_id: raw.merchant_account_id,
     scenario: raw.scenario,
     request_id: raw.request_id,
   };
@@ -129,6 +133,8 @@ const FIELDS = {
   responseContentType: 'nullable',
   duration_ms: 'number',
   operation_id: 'nullable',
+  // A header value (Node and fetch refuse a NUL in one); never empty: an empty header means `default`.
+  merchant_account_id: 'nullable',
   scenario: 'nullable',
   request_id: 'text',
 } as const satisfies Partial<Record<keyof RawJournalEntry, 'text' | 'client text' | 'nullable' | 'number' | 'number?'>>;

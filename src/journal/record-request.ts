@@ -70,6 +70,7 @@ function keep(call: Call, pending: PendingJournals, requestText: string, respons
     responseMayHoldPrivateKey: sent === undefined || (call.operation?.answerMayHoldPrivateKey ?? false),
     duration_ms: Math.round((performance.now() - call.receivedAt) * 1000) / 1000,
     operation_id: call.operation?.id ?? null,
+    merchant_account_id: call.merchantAccountId ?? null,
     scenario: call.scenario,
     request_id: call.requestId,
   });

@@ -3,17 +3,15 @@
 // again and again: the lists that need no lookup are answered with their JSON text, cached until a
 // collection they show changes.
 
+import { connectionSources, connectionsOf } from './connections.js';
 import { AnswerJson } from './json-cache/answer-json.js';
 import { findOwned } from './lookup.js';
 import type { HandlerMap } from './types.js';
 
+/** Keyed by merchant account; derived from the four collections of configured services, each a source. */
 const connectionsJson = new AnswerJson<string>({
-  build: (db, merchantAccountId) => ({
-    items: db.connections
-      .where((c) => c.merchant_account_id === merchantAccountId)
-      .map((c) => ({ type: 'connection' as const, id: c.id, name: c.name, active: c.active, silent: c.silent, definition: c.definition })),
-  }),
-  reads: (db) => [db.connections],
+  build: (db, merchantAccountId) => ({ items: connectionsOf(db, merchantAccountId) }),
+  reads: connectionSources,
 });
 
 /** Keyed by merchant account and flow, joined with NUL (neither can hold one). */
@@ -32,7 +30,7 @@ const cardSchemesJson = new AnswerJson<''>({
 });
 
 export const configurationHandlers: HandlerMap = {
-  /** Every configured connection of every group (anti-fraud and gift card services included). */
+  /** Every configured service of every group (anti-fraud and gift card services, digital wallets included), as connections. */
   listConnections({ db, merchantAccountId }) {
     return { json: connectionsJson.text(db, merchantAccountId) };
   },

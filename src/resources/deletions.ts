@@ -1,5 +1,6 @@
 // The plain DELETE operations: a record of the merchant account disappears (204), a second delete
-// is 404. The anti-fraud service also takes its credentials and its connection with it.
+// is 404. The anti-fraud service also takes its credentials with it; its connection, derived from
+// the service (connections.ts), is gone with it.
 import { deleteOwned } from './lookup.js';
 import type { HandlerMap } from './types.js';
 
@@ -12,7 +13,6 @@ export const deletionHandlers: HandlerMap = {
   deleteAntiFraudService({ db, params, merchantAccountId }) {
     const service = deleteOwned(db.anti_fraud_services, params.anti_fraud_service_id, merchantAccountId, 'Anti-fraud service');
     db.anti_fraud_service_credentials.removeWhere((c) => c.anti_fraud_service_id === service.id);
-    db.connections.removeWhere((c) => c.service_id === service.id);
     return { status: 204 };
   },
 

@@ -3,6 +3,7 @@ import type { ValidateFunction } from 'ajv';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { ApiError, type ErrorDetail, type ErrorLocation } from '../errors/api-error.js';
 import { SchemaCompiler, toErrorDetails } from './schema-compiler.js';
+import { canonicalizeAt, type FieldPath, type RefResolver, uuidPaths } from './uuid-fields.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 type ParamLocation = 'path' | 'query' | 'header';
@@ -28,6 +29,11 @@ export interface Operation {
   /** Lower-case names of the declared header parameters: all that header validation needs to see. */
   headerParams: string[];
   validators: Partial<Record<ParamLocation | 'body', ValidateFunction>>;
+  /**
+   * Where the request's parts declare uuids (format uuid: parameters, body fields, items of uuid
+   * arrays), brought to lower case after validation; null when the operation takes none.
+   */
+  uuidFields: Partial<Record<ParamLocation | 'body', FieldPath[]>> | null;
   /** Validators of each declared response body, by status (used by --validate-responses), compiled on first use. */
   responseValidators: Pick<Map<number, ValidateFunction>, 'get'>;
 }
@@ -37,6 +43,8 @@ export interface SpecIndex {
   compiler: SchemaCompiler;
   operations: Operation[];
   byId: Map<string, Operation>;
+  /** Looks up a $ref of this document, or of a document it refers to. */
+  resolve: RefResolver;
 }
 
 /** `references`: other documents whose schemas this one points at (openapi.admin.json uses openapi.json's). */
@@ -50,6 +58,13 @@ export function indexSpec(doc: OpenAPIV3_1.Document, docId: string, references: 
     doc,
     references.map((r) => ({ id: r.compiler.docId, doc: r.doc })),
   );
+  const documents = new Map<string, object>([[docId, doc], ...references.map((r) => [r.compiler.docId, r.doc] as [string, object])]);
+  const resolve: RefResolver = (ref, base) => {
+    const hash = ref.indexOf('#');
+    const name = hash <= 0 ? base : ref.slice(0, hash);
+    const target = documents.get(name);
+    return { schema: target ? pointerTarget(target, ref.slice(Math.max(0, hash))) : undefined, base: name };
+  };
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const method of METHODS) {
@@ -59,10 +74,10 @@ export function indexSpec(doc: OpenAPIV3_1.Document, docId: string, references: 
       const params = [...((item as OpenAPIV3_1.PathItemObject).parameters ?? []), ...(op.parameters ?? [])].map((p) =>
         deref<OpenAPIV3_1.ParameterObject>(doc, p),
       );
-      operations.push(buildOperation(compiler, doc, method, path, op, params, lazy));
+      operations.push(buildOperation(compiler, doc, method, path, op, params, lazy, resolve));
     }
   }
-  return { doc, compiler, operations, byId: new Map(operations.map((o) => [o.id, o])) };
+  return { doc, compiler, operations, byId: new Map(operations.map((o) => [o.id, o])), resolve };
 }
 
 function buildOperation(
@@ -73,6 +88,7 @@ function buildOperation(
   op: OpenAPIV3_1.OperationObject,
   params: OpenAPIV3_1.ParameterObject[],
   lazy: boolean,
+  resolve: RefResolver,
 ): Operation {
   const security = op.security ?? doc.security ?? [];
   const scopes = [...new Set(security.flatMap((req) => Object.values(req).flat()))];
@@ -91,22 +107,25 @@ function buildOperation(
       Object.defineProperty(validators, location, { enumerable: true, get: () => (compiled ??= make()) });
     }
   };
+  const uuidFields: NonNullable<Operation['uuidFields']> = {};
   for (const location of ['path', 'query', 'header'] as const) {
     const inLocation = params.filter((p) => p.in === location);
     if (!inLocation.length) continue;
-    define(location, () =>
-      compiler.compile(
-        {
-          type: 'object',
-          properties: Object.fromEntries(inLocation.map((p) => [paramKey(p), p.schema ?? {}])),
-          required: inLocation.filter((p) => p.required).map(paramKey),
-        },
-        { coerce: true },
-      ),
-    );
+    const schema = {
+      type: 'object',
+      properties: Object.fromEntries(inLocation.map((p) => [paramKey(p), p.schema ?? {}])),
+      required: inLocation.filter((p) => p.required).map(paramKey),
+    };
+    define(location, () => compiler.compile(schema, { coerce: true }));
+    const uuids = uuidPaths(schema, compiler.docId, resolve);
+    if (uuids.length) uuidFields[location] = uuids;
   }
   const bodySchema = body?.content?.['application/json']?.schema;
-  if (bodySchema) define('body', () => compiler.compile(bodySchema));
+  if (bodySchema) {
+    define('body', () => compiler.compile(bodySchema));
+    const uuids = uuidPaths(bodySchema, compiler.docId, resolve).filter((path) => path.length > 0);
+    if (uuids.length) uuidFields.body = uuids;
+  }
 
   // Response validators serve only the self-check mode: compiled when first needed, so a plain
   // start does not pay for them.
@@ -136,6 +155,7 @@ function buildOperation(
     bodyRequired: Boolean(body?.required),
     headerParams: params.filter((p) => p.in === 'header').map(paramKey),
     validators,
+    uuidFields: Object.keys(uuidFields).length ? uuidFields : null,
     responseValidators,
   };
 }
@@ -145,16 +165,19 @@ function paramKey(p: OpenAPIV3_1.ParameterObject): string {
   return p.in === 'header' ? p.name.toLowerCase() : p.name;
 }
 
-/** Follows a local `$ref` (components/parameters, responses, requestBodies). */
+/** Follows a local `$ref` (components/parameters, responses, requestBodies), and the refs it lands on. */
 function deref<T>(doc: object, value: unknown): T {
   let current = value as { $ref?: string } | undefined;
-  for (let i = 0; current && typeof current.$ref === 'string' && i < 10; i++) {
-    current = current.$ref
-      .slice(2)
-      .split('/')
-      .reduce<any>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
-  }
+  for (let i = 0; current && typeof current.$ref === 'string' && i < 10; i++) current = pointerTarget(doc, current.$ref);
   return current as T;
+}
+
+/** What a local JSON pointer (`#/components/schemas/X`) points at in `doc`, without following a $ref found there. */
+function pointerTarget(doc: object, pointer: string): any {
+  return pointer
+    .slice(2)
+    .split('/')
+    .reduce<any>((node, part) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
 }
 
 /** Whether `name` is a property anywhere in the schema, following local $refs (each once). */
@@ -183,7 +206,7 @@ export interface RequestParts {
 /**
  * Validates every part of a request against the operation, collecting one detail per problem across
  * all parts before failing, so a caller fixes everything in one round trip. Coerces and fills
- * defaults in place.
+ * defaults in place, and brings declared uuids to lower case (uuid-fields.ts).
  */
 export function validateRequest(op: Operation, parts: RequestParts): void {
   const details: ErrorDetail[] = [];
@@ -195,6 +218,12 @@ export function validateRequest(op: Operation, parts: RequestParts): void {
     if (!op.validators.body(parts.body)) details.push(...toErrorDetails('body', op.validators.body.errors));
   }
   if (details.length) throw ApiError.badRequest(summarize(details), details);
+  const uuids = op.uuidFields;
+  if (uuids === null) return;
+  if (uuids.path) canonicalizeAt(parts.path, uuids.path);
+  if (uuids.query) canonicalizeAt(parts.query, uuids.query);
+  if (uuids.header) canonicalizeAt(parts.header, uuids.header);
+  if (uuids.body) canonicalizeAt(parts.body, uuids.body);
 }
 
 export function summarize(details: ErrorDetail[]): string {

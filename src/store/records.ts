@@ -108,12 +108,34 @@ export interface PaymentMethodRecord extends BaseRecord {
   transaction_link_id: string | null;
 }
 
-export interface PaymentServiceRecord extends BaseRecord {
-  type: 'payment-service';
+/**
+ * What a configured service's connection shows of its definition. The rest of the connection's
+ * definition comes from elsewhere: its id is the service's `*_definition_id`, its group the
+ * service's collection, its count how many services of the merchant account share the definition.
+ */
+export interface ConnectionDefinitionFields {
+  name: string;
+  category: string;
+  icon_url: string;
+  provider: string;
+}
+
+/**
+ * A configured service (payment, anti-fraud or gift card service, digital wallet): GET /connections
+ * shows each one as a connection with the service's id, display name and active flag.
+ */
+export interface ConfiguredService extends BaseRecord {
   merchant_account_id: string;
-  payment_service_definition_id: string;
   display_name: string;
   active: boolean;
+  /** Shown as the connection's `silent`. */
+  silent: boolean;
+  definition: ConnectionDefinitionFields;
+}
+
+export interface PaymentServiceRecord extends ConfiguredService {
+  type: 'payment-service';
+  payment_service_definition_id: string;
 }
 
 export type PaymentServiceTokenStatus = 'processing' | 'buyer_approval_required' | 'succeeded' | 'failed' | 'paused';
@@ -135,12 +157,9 @@ export interface NetworkTokenRecord extends BaseRecord {
   status: 'active' | 'inactive' | 'suspended' | 'deleted';
 }
 
-export interface GiftCardServiceRecord extends BaseRecord {
+export interface GiftCardServiceRecord extends ConfiguredService {
   type: 'gift-card-service';
-  merchant_account_id: string;
   gift_card_service_definition_id: string;
-  display_name: string;
-  active: boolean;
 }
 
 export interface GiftCardRecord extends BaseRecord {
@@ -181,12 +200,9 @@ export interface CheckoutSessionRecord extends BaseRecord {
   expires_at: Timestamp;
 }
 
-export interface AntiFraudServiceRecord extends BaseRecord {
+export interface AntiFraudServiceRecord extends ConfiguredService {
   type: 'anti-fraud-service';
-  merchant_account_id: string;
   anti_fraud_service_definition_id: string;
-  display_name: string;
-  active: boolean;
 }
 
 export interface AntiFraudServiceCredentialRecord extends BaseRecord {
@@ -210,26 +226,11 @@ export interface WebhookSubscriptionRecord extends BaseRecord {
   url: string;
 }
 
-export interface ConnectionDefinition {
-  id: string;
-  type: 'connection-definition';
-  name: string;
-  count: number;
-  group: string; // payment-service, anti-fraud-service, gift-card-service, digital-wallet
-  category: string;
-  icon_url: string;
-  provider: string;
-}
-
-export interface ConnectionRecord extends BaseRecord {
-  type: 'connection';
-  merchant_account_id: string;
-  /** The configured service this connection stands for (payment, anti-fraud or gift card service, wallet). */
-  service_id: string;
-  name: string;
-  active: boolean;
-  silent: boolean;
-  definition: ConnectionDefinition;
+/** A digital wallet configured for a merchant account (Apple Pay, Google Pay): the Google Pay session needs one. */
+export interface DigitalWalletRecord extends ConfiguredService {
+  type: 'digital-wallet';
+  /** e.g. apple-pay, google-pay. */
+  digital_wallet_definition_id: string;
 }
 
 export type FlowName = 'checkout' | 'card-transaction' | 'non-card-transaction' | 'redirect-transaction';
@@ -303,9 +304,22 @@ export interface ReportExecutionRecord extends BaseRecord {
   context: { reference_timestamp: Timestamp; reference_timezone: string };
   /**
    * How the status moves with the sandbox clock (resources/reports/lifecycle.ts): the states in
-   * order and how long each but the last lasts. Absent or null (fixtures): the status stays as stored.
+   * order and how long each but the last lasts. Absent or null: the status stays as stored.
    */
-  lifecycle?: { path: ReportExecutionStatus[]; durations_ms: number[] } | null;
+  lifecycle?: StoredLifecycle | null;
+}
+
+export interface StoredLifecycle {
+  path: ReportExecutionStatus[];
+  durations_ms: number[];
+  /** When the first state of the path began; absent: the execution's created_at. */
+  started_at?: Timestamp;
+  /**
+   * `namespace_start` (seeded executions): the first state lasts durations_ms[0] counted from when
+   * the namespace started or was last reset, or from started_at when that is later. Made a plain
+   * duration from started_at when the first state ends, so the rest of the path stays put.
+   */
+  first_duration_from?: 'namespace_start';
 }
 
 /** Every collection of the store, by name, with its record type. */
@@ -326,7 +340,7 @@ export interface Collections {
   anti_fraud_service_credentials: AntiFraudServiceCredentialRecord;
   apple_pay_certificates: ApplePayCertificateRecord;
   webhook_subscriptions: WebhookSubscriptionRecord;
-  connections: ConnectionRecord;
+  digital_wallets: DigitalWalletRecord;
   flow_rules: FlowRuleRecord;
   vault_forward_configs: VaultForwardConfigRecord;
   vault_forward_authentications: VaultForwardAuthenticationRecord;
@@ -354,7 +368,7 @@ export const COLLECTION_NAMES: readonly CollectionName[] = [
   'anti_fraud_service_credentials',
   'apple_pay_certificates',
   'webhook_subscriptions',
-  'connections',
+  'digital_wallets',
   'flow_rules',
   'vault_forward_configs',
   'vault_forward_authentications',

@@ -18,6 +18,7 @@ const entry = (path: string): RawJournalEntry => ({
   responseMayHoldPrivateKey: false,
   duration_ms: 1,
   operation_id: null,
+  merchant_account_id: null,
   scenario: null,
   request_id: path,
 });
@@ -89,6 +90,7 @@ describe('journal bounds', () => {
       responseContentType: 'application/json',
       duration_ms: 1.234,
       operation_id: 'updateBuyer',
+      merchant_account_id: 'merchant-two',
       scenario: 'slow',
       request_id: 'req-1',
     });
@@ -107,6 +109,7 @@ describe('journal bounds', () => {
       response_body: { ok: true },
       duration_ms: 1.234,
       operation_id: 'updateBuyer',
+      merchant_account_id: 'merchant-two',
       scenario: 'slow',
       request_id: 'req-1',
     });
@@ -123,6 +126,7 @@ describe('journal bounds', () => {
       response_body: null,
       duration_ms: 0.5,
       operation_id: null,
+      merchant_account_id: null,
       scenario: null,
       request_id: 'req-2',
     });

@@ -42,6 +42,7 @@ describe('request journal', () => {
       response_body: put.body,
       duration_ms: expect.any(Number),
       operation_id: 'updateBuyer',
+      merchant_account_id: 'default',
       scenario: null,
       request_id: 'journal-req-1',
     });

@@ -18,26 +18,46 @@ describe('configuration lists', () => {
   };
 
   describe('GET /connections', () => {
-    it('lists every connection of the merchant account, of every group, with every field', async () => {
+    // The configured services of each kind, in the order the list shows them, with their group.
+    const SOURCES = [
+      ['payment_services', 'payment-service', 'payment_service_definition_id'],
+      ['anti_fraud_services', 'anti-fraud-service', 'anti_fraud_service_definition_id'],
+      ['gift_card_services', 'gift-card-service', 'gift_card_service_definition_id'],
+      ['digital_wallets', 'digital-wallet', 'digital_wallet_definition_id'],
+    ] as const;
+    /** The connections the reference implies for the account: its services of every kind, each as one connection. */
+    const expectedConnections = (merchant: string) => {
+      const services = SOURCES.flatMap(([collection, group, definitionField]) =>
+        (store(sb)[collection].where((s) => s.merchant_account_id === merchant) as any[]).map((s) => ({ s, group, definitionId: s[definitionField] })),
+      );
+      return services.map(({ s, group, definitionId }) => ({
+        type: 'connection',
+        id: s.id,
+        name: s.display_name,
+        active: s.active,
+        silent: s.silent,
+        definition: {
+          id: definitionId,
+          type: 'connection-definition',
+          name: s.definition.name,
+          count: services.filter((o) => o.definitionId === definitionId).length,
+          group,
+          category: s.definition.category,
+          icon_url: s.definition.icon_url,
+          provider: s.definition.provider,
+        },
+      }));
+    };
+
+    it('lists every configured service of the merchant account as the connection with its id, every field', async () => {
       const res = await get('/connections');
       expectJson(res, 200);
       expect(Object.keys(res.body)).toEqual(['items']);
-      const expected = store(sb)
-        .connections.where((c) => c.merchant_account_id === 'default')
-        .map((c) => ({ type: 'connection', id: c.id, name: c.name, active: c.active, silent: c.silent, definition: c.definition }));
-      expect(res.body.items).toEqual(expected);
-      const groupOf = (id: string) => res.body.items.find((c: any) => c.id === id)?.definition.group;
-      const wk = WELL_KNOWN.connections;
-      expect([wk.stripe.id, wk.antiFraud.id, wk.giftCard.id, wk.applePay.id, wk.googlePay.id].map(groupOf)).toEqual([
-        'payment-service',
-        'anti-fraud-service',
-        'gift-card-service',
-        'digital-wallet',
-        'digital-wallet',
-      ]);
-      expect(res.body.items.find((c: any) => c.id === wk.stripe.id)).toEqual({
+      expect(res.body.items).toEqual(expectedConnections('default'));
+      const byId = (id: string) => res.body.items.find((c: any) => c.id === id);
+      expect(byId(WELL_KNOWN.paymentServices.stripe.id)).toEqual({
         type: 'connection',
-        id: wk.stripe.id,
+        id: WELL_KNOWN.paymentServices.stripe.id,
         name: 'Stripe',
         active: true,
         silent: false,
@@ -52,23 +72,45 @@ describe('configuration lists', () => {
           provider: 'stripe',
         },
       });
-      for (const c of res.body.items) {
-        expect(typeof c.active === 'boolean' && typeof c.silent === 'boolean').toBe(true);
-        expect(c.definition.icon_url).toMatch(/^https:\/\//);
-        expect(Number.isInteger(c.definition.count)).toBe(true);
-      }
+      expect(byId(WELL_KNOWN.digitalWallets.googlePay.id)).toEqual({
+        type: 'connection',
+        id: WELL_KNOWN.digitalWallets.googlePay.id,
+        name: 'Google Pay',
+        active: true,
+        silent: false,
+        definition: {
+          id: 'google-pay',
+          type: 'connection-definition',
+          name: 'Google Pay',
+          count: 1,
+          group: 'digital-wallet',
+          category: 'wallet',
+          icon_url: 'https://cdn.payments-sandbox.example/icons/google.svg',
+          provider: 'google',
+        },
+      });
+      const ofGroup = (group: string) => res.body.items.filter((c: any) => c.definition.group === group).map((c: any) => c.id);
+      expect(ofGroup('anti-fraud-service')).toContain(WELL_KNOWN.antiFraudServices.default.id);
+      expect(ofGroup('gift-card-service')).toEqual([WELL_KNOWN.giftCardServices.default.id, WELL_KNOWN.giftCardServices.defaultSecond.id]);
+      expect(ofGroup('digital-wallet')).toEqual([WELL_KNOWN.digitalWallets.applePay.id, WELL_KNOWN.digitalWallets.googlePay.id]);
+      // The inactive services of the fixtures: an inactive payment service, a silent inactive anti-fraud service.
+      expect(res.body.items.filter((c: any) => !c.active).map((c: any) => [c.definition.group, c.silent])).toEqual([
+        ['payment-service', false],
+        ['anti-fraud-service', true],
+      ]);
+      expect(new Set(res.body.items.map((c: any) => c.id)).size).toBe(res.body.items.length);
     });
 
     it('lists only merchant-two connections under its header', async () => {
       const res = await get('/connections', 'merchant-two');
-      const ids = res.body.items.map((c: any) => c.id);
-      expect(ids.sort()).toEqual(
-        store(sb)
-          .connections.where((c) => c.merchant_account_id === 'merchant-two')
-          .map((c) => c.id)
-          .sort(),
-      );
-      expect(ids).not.toContain(WELL_KNOWN.connections.stripe.id);
+      expectJson(res, 200);
+      expect(res.body.items).toEqual(expectedConnections('merchant-two'));
+      expect(res.body.items.map((c: any) => c.definition.group)).toEqual(['payment-service', 'anti-fraud-service', 'gift-card-service', 'digital-wallet']);
+      expect(res.body.items.map((c: any) => c.id).slice(0, 3)).toEqual([
+        WELL_KNOWN.paymentServices.merchantTwo.id,
+        WELL_KNOWN.antiFraudServices.merchantTwo.id,
+        WELL_KNOWN.giftCardServices.merchantTwo.id,
+      ]);
       expectMethodNotAllowed(await sb.http.delete('/connections').set('authorization', sb.auth), 'GET');
     });
   });
@@ -228,16 +270,83 @@ describe('configuration lists', () => {
       expect((await getIn('kept-schemes', '/card-scheme-definitions')).body).toEqual(before);
     });
 
-    it('shows a renamed connection on the next call, to its merchant account only', async () => {
-      const stripe = WELL_KNOWN.connections.stripe.id;
-      const before = (await getIn('kept-connections', '/connections')).body;
-      const otherMerchant = (await getIn('kept-connections', '/connections', 'merchant-two')).body;
-      expect((await sb.http.patch(records('kept-connections', `connections/${stripe}`)).send({ name: 'Stripe Renamed', active: false })).status).toBe(200);
-      const after = await getIn('kept-connections', '/connections');
-      expectJson(after, 200);
-      expect(after.body).toEqual({ items: before.items.map((c: any) => (c.id === stripe ? { ...c, name: 'Stripe Renamed', active: false } : c)) });
-      expect((await getIn('kept-connections', '/connections', 'merchant-two')).body).toEqual(otherMerchant);
-      expect((await get('/connections')).body).toEqual(before);
+    it('shows a change to each kind of configured service on the next GET /connections, to its merchant account only', async () => {
+      const ns = 'kept-connections';
+      const connections = async (merchant?: string) => {
+        const res = await getIn(ns, '/connections', merchant);
+        expectJson(res, 200);
+        return res.body.items as any[];
+      };
+      const before = await connections();
+      const otherMerchant = await connections('merchant-two');
+      const stripe = WELL_KNOWN.paymentServices.stripe.id;
+
+      // payment_services: renamed and deactivated in place.
+      expect((await sb.http.patch(records(ns, `payment_services/${stripe}`)).send({ display_name: 'Stripe EU', active: false })).status).toBe(200);
+      let now = before.map((c) => (c.id === stripe ? { ...c, name: 'Stripe EU', active: false } : c));
+      expect(await connections()).toEqual(now);
+
+      // anti_fraud_services: a new one appears after the others of its kind, its definition made from its definition id.
+      const added = await sb.http
+        .post(records(ns, 'anti_fraud_services'))
+        .send({ anti_fraud_service_definition_id: 'riskified-anti-fraud', display_name: 'Riskified' });
+      expect(added.status).toBe(201);
+      expect(added.body).toMatchObject({
+        type: 'anti-fraud-service',
+        merchant_account_id: 'default',
+        active: true,
+        silent: false,
+        definition: { name: 'Riskified', category: 'anti-fraud', icon_url: 'https://cdn.payments-sandbox.example/icons/riskified.svg', provider: 'riskified' },
+      });
+      const lastAntiFraud = now.findLastIndex((c) => c.definition.group === 'anti-fraud-service');
+      const riskified = {
+        type: 'connection',
+        id: added.body.id,
+        name: 'Riskified',
+        active: true,
+        silent: false,
+        definition: {
+          id: 'riskified-anti-fraud',
+          type: 'connection-definition',
+          name: 'Riskified',
+          count: 1,
+          group: 'anti-fraud-service',
+          category: 'anti-fraud',
+          icon_url: 'https://cdn.payments-sandbox.example/icons/riskified.svg',
+          provider: 'riskified',
+        },
+      };
+      now = [...now.slice(0, lastAntiFraud + 1), riskified, ...now.slice(lastAntiFraud + 1)];
+      expect(await connections()).toEqual(now);
+
+      // gift_card_services: made silent.
+      const second = WELL_KNOWN.giftCardServices.defaultSecond.id;
+      expect((await sb.http.patch(records(ns, `gift_card_services/${second}`)).send({ silent: true })).status).toBe(200);
+      now = now.map((c) => (c.id === second ? { ...c, silent: true } : c));
+      expect(await connections()).toEqual(now);
+
+      // digital_wallets: Google Pay removed; the Google Pay session then has no wallet to use.
+      const googlePay = WELL_KNOWN.digitalWallets.googlePay.id;
+      const googleSession = () =>
+        sb.http.post(`/ns/${ns}/digital-wallets/google/session`).set('authorization', sb.auth).send({ origin_domain: 'shop.example.com' });
+      expectJson(await googleSession(), 200);
+      expect((await sb.http.delete(records(ns, `digital_wallets/${googlePay}`))).status).toBe(204);
+      now = now.filter((c) => c.id !== googlePay);
+      expect(await connections()).toEqual(now);
+      expectNotFound(await googleSession());
+
+      // A second service of one definition: both connections count 2.
+      const twin = await sb.http.post(records(ns, 'payment_services')).send({ payment_service_definition_id: 'stripe-card', display_name: 'Stripe US' });
+      expect(twin.status).toBe(201);
+      const afterTwin = await connections();
+      expect(afterTwin.filter((c) => c.definition.id === 'stripe-card').map((c) => [c.id, c.name, c.definition.count])).toEqual([
+        [stripe, 'Stripe EU', 2],
+        [twin.body.id, 'Stripe US', 2],
+      ]);
+
+      // Only that namespace and merchant account changed.
+      expect(await connections('merchant-two')).toEqual(otherMerchant);
+      expect((await get('/connections')).body).toEqual({ items: before });
     });
 
     it('shows a flow rule moved to another flow in both flows on the next call', async () => {

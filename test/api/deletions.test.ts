@@ -85,12 +85,34 @@ describe('DELETE operations', () => {
     });
   }
 
-  it('deleting an anti-fraud service removes its credentials and its connection', async () => {
+  it('deleting an anti-fraud service removes its credentials and exactly the connection with its id', async () => {
     const service = WELL_KNOWN.antiFraudServices.default.id;
     const creds = WELL_KNOWN.antiFraudServiceCredentials;
-    const connectionIds = async () => (await sb.http.get('/connections').set('authorization', sb.auth)).body.items.map((x: any) => x.id);
-    const before = await connectionIds();
-    expect(before).toContain(WELL_KNOWN.connections.antiFraud.id);
+    const connections = async () => {
+      const res = await sb.http.get('/connections').set('authorization', sb.auth);
+      expectJson(res, 200);
+      return res.body.items;
+    };
+    const before = await connections();
+    expect(before.filter((c: any) => c.id === service)).toEqual([
+      {
+        type: 'connection',
+        id: service,
+        name: 'Sift',
+        active: true,
+        silent: false,
+        definition: {
+          id: WELL_KNOWN.antiFraudServices.default.definitionId,
+          type: 'connection-definition',
+          name: 'Sift',
+          count: 1,
+          group: 'anti-fraud-service',
+          category: 'anti-fraud',
+          icon_url: 'https://cdn.payments-sandbox.example/icons/sift.svg',
+          provider: 'sift',
+        },
+      },
+    ]);
     expect(
       store(sb)
         .anti_fraud_service_credentials.where((x) => x.anti_fraud_service_id === service)
@@ -103,10 +125,10 @@ describe('DELETE operations', () => {
     expect(store(sb).anti_fraud_service_credentials.get(creds.apiKey.id)).toBeUndefined();
     expect(store(sb).anti_fraud_service_credentials.get(creds.accountId.id)).toBeUndefined();
     expect(store(sb).anti_fraud_service_credentials.size).toBe(otherCredentials);
-    const after = await connectionIds();
-    expect(after).toEqual(before.filter((id: string) => id !== WELL_KNOWN.connections.antiFraud.id));
-    const res = await sb.http.get('/connections').set('authorization', sb.auth);
-    expectJson(res, 200);
+    expect(store(sb).anti_fraud_services.get(service)).toBeUndefined();
+    // Every other connection is unchanged, in the same order.
+    expect(await connections()).toEqual(before.filter((c: any) => c.id !== service));
+    expectNotFound(await del(`/anti-fraud-services/${service}`));
   });
 
   it('deleting a webhook subscription is permanent, also in another namespace untouched', async () => {

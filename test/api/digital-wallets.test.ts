@@ -58,6 +58,40 @@ describe('digital wallet sessions', () => {
       expectJson(await session({ origin_domain: 'a.b.c.example.co.uk' }), 200);
     });
 
+    it('accepts any bare fully qualified domain name, internationalized top-level domains in their xn-- form included', async () => {
+      for (const domain of [
+        'shop.example.xn--p1ai',
+        'xn--80ak6aa92e.xn--p1ai',
+        'Shop.Example.XN--P1AI',
+        'pay.xn--fiqs8s',
+        `x.${'a'.repeat(63)}.com`,
+        'a1-b2.example.xn--3e0b707e',
+      ]) {
+        const res = await session({ origin_domain: domain });
+        expectJson(res, 200);
+        expect(res.body.gateway_merchant_id).toBe('default');
+        expect(decodeJwt(res.body.token).origin_domain).toBe(domain); // as sent, case included
+      }
+      const refused = [
+        'shop.example.рф', // Unicode form: send the xn-- form
+        'shop.example.xn--',
+        'shop.example.xn--p1ai-',
+        'shop.example.123',
+        `shop.xn--${'a'.repeat(60)}`, // a label over 63 characters
+        'https://shop.example.xn--p1ai',
+        'shop.example.xn--p1ai:443',
+        'shop.example.xn--p1ai/pay',
+        'shop.example.xn--p1ai.',
+      ];
+      for (const bad of refused) {
+        const res = await session({ origin_domain: bad });
+        expectBadRequest(res, [{ location: 'body', pointer: '/origin_domain', type: 'string_pattern_mismatch' }]);
+        expect(res.body.details[0].message).toMatch(/^Body field 'origin_domain' must match the pattern/);
+      }
+      const tooLong = `${`${'a'.repeat(61)}.`.repeat(4)}xn--p1ai`; // 248 + 8 characters, each label valid
+      expectBadRequest(await session({ origin_domain: tooLong }), [{ location: 'body', pointer: '/origin_domain', type: 'string_too_long' }]);
+    });
+
     it('is 404 when Google Pay is not configured for the merchant account', async () => {
       expectNotFound(await session({ origin_domain: 'x.com' }).set(MERCHANT_HEADER, 'merchant-two'));
     });

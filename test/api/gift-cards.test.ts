@@ -187,6 +187,40 @@ describe('GET /gift-cards', () => {
     }
   });
 
+  it('answers an empty list as one page: items [] and both cursors null', async () => {
+    const onePage = (limit = 20) => ({ items: [], limit, next_cursor: null, previous_cursor: null });
+    // A filter matching no card.
+    const none = await list('?buyer_id=b0000000-0000-4000-8000-0000000000ff');
+    expectJson(none, 200);
+    expect(none.body).toEqual(onePage());
+    expect((await list('?buyer_external_identifier=nobody&limit=5')).body).toEqual(onePage(5));
+    // A merchant account without cards.
+    const ns = 'empty-gift-cards';
+    expect((await sb.http.post(records('merchant_accounts', ns)).send({ id: 'no-cards', display_name: 'No cards' })).status).toBe(201);
+    const empty = await sb.http.get(`/ns/${ns}/gift-cards`).set('authorization', sb.auth).set(MERCHANT_HEADER, 'no-cards');
+    expectJson(empty, 200);
+    expect(empty.body).toEqual(onePage());
+    // A cursor past the last card: every card after the first page removed meanwhile.
+    const first = await sb.http.get(`/ns/${ns}/gift-cards?limit=3`).set('authorization', sb.auth);
+    expect(first.body.next_cursor).not.toBeNull();
+    const order = store(sb).gift_cards.where((c) => c.merchant_account_id === 'default').length;
+    expect(order).toBeGreaterThan(3);
+    const rest = (await sb.http.get(`/ns/${ns}/gift-cards?limit=100&cursor=${encodeURIComponent(first.body.next_cursor)}`).set('authorization', sb.auth)).body;
+    let removed = 0;
+    for (let page = rest; ; ) {
+      for (const card of page.items) {
+        expect((await sb.http.delete(records(`gift_cards/${card.id}`, ns))).status).toBe(204);
+        removed++;
+      }
+      if (!page.next_cursor) break;
+      page = (await sb.http.get(`/ns/${ns}/gift-cards?limit=100&cursor=${encodeURIComponent(page.next_cursor)}`).set('authorization', sb.auth)).body;
+    }
+    expect(removed).toBe(order - 3);
+    const past = await sb.http.get(`/ns/${ns}/gift-cards?limit=3&cursor=${encodeURIComponent(first.body.next_cursor)}`).set('authorization', sb.auth);
+    expectJson(past, 200);
+    expect(past.body).toEqual(onePage(3));
+  });
+
   it('refuses tampered, foreign and malformed cursors with 400', async () => {
     const { body } = await list('?limit=7');
     const cursor: string = body.next_cursor;

@@ -46,8 +46,27 @@ describe('POST /transactions/{transaction_id}/session', () => {
     for (const wrong of [TX.merchantTwo.sessionToken, 'nope', TX.default.sessionToken.toUpperCase()]) {
       expectForbidden(await session(TX.default.id, `?token=${encodeURIComponent(wrong)}`, { payload: { a: 1 } }));
     }
-    expectBadRequest(await session(TX.default.id, '?token=', {}), [{ location: 'query', pointer: '/token', type: 'string_too_short' }]);
     expect(storedSession().session_data).not.toHaveProperty('a');
+  });
+
+  it('refuses an empty or otherwise wrong token with 403, whatever its length, and changes nothing', async () => {
+    const before = JSON.stringify(store(sb).transactions.get(TX.default.id));
+    for (const query of [
+      '?token=',
+      '?token',
+      `?token=&token=${TX.default.sessionToken}`,
+      `?token=${'x'.repeat(5000)}`,
+      `?token=%20${TX.default.sessionToken}`,
+    ]) {
+      const res = await session(TX.default.id, query, { payload: { a: 1 } });
+      expectForbidden(res);
+      expect(res.body.message).toBe(`The session token does not belong to transaction ${TX.default.id}.`);
+      expect(res.body.details).toEqual([]);
+    }
+    expect(JSON.stringify(store(sb).transactions.get(TX.default.id))).toBe(before);
+    // An unknown transaction is still a 404 first; a repeated token parameter counts its first value.
+    expectNotFound(await session('d0000000-0000-4000-8000-0000000000ff', '?token='));
+    expectJson(await session(TX.default.id, `?token=${TX.default.sessionToken}&token=`, {}), 200);
   });
 
   it('merges a payload into the session data, visible on the next call', async () => {

@@ -72,6 +72,9 @@ describe('loadConfig defaults and sources', () => {
       '--watch',
       '--request-timeout-ms',
       '5000',
+      '--merchant-account-header',
+      'X-Gr4vy-Merchant-Account-Id',
+      '--merchant-account-header=x-merchant',
     ]);
     expect(config).toEqual({
       host: 'localhost',
@@ -91,6 +94,7 @@ describe('loadConfig defaults and sources', () => {
       bodyLimitBytes: 2 * 1024 * 1024,
       watch: true,
       requestTimeoutMs: 5000,
+      merchantAccountHeaders: ['x-gr4vy-merchant-account-id', 'x-merchant'],
     });
   });
 
@@ -113,6 +117,7 @@ describe('loadConfig defaults and sources', () => {
       SANDBOX_BODY_LIMIT: '512kb',
       SANDBOX_WATCH: '1',
       SANDBOX_REQUEST_TIMEOUT_MS: '6000',
+      SANDBOX_MERCHANT_ACCOUNT_HEADER: 'x-gr4vy-merchant-account-id, X-Merchant',
     });
     expect(config).toEqual({
       host: '127.0.0.2',
@@ -132,6 +137,7 @@ describe('loadConfig defaults and sources', () => {
       bodyLimitBytes: 512 * 1024,
       watch: true,
       requestTimeoutMs: 6000,
+      merchantAccountHeaders: ['x-gr4vy-merchant-account-id', 'x-merchant'],
     });
   });
 
@@ -154,6 +160,7 @@ describe('loadConfig defaults and sources', () => {
       bodyLimitBytes: 1000,
       watch: true,
       requestTimeoutMs: 7000,
+      merchantAccountHeaders: ['x-gr4vy-merchant-account-id'],
     };
     const { config, configFile } = load([], {}, files({ '/work/app/sandbox.config.json': file }));
     expect(configFile).toBe('/work/app/sandbox.config.json');
@@ -207,6 +214,19 @@ describe('loadConfig defaults and sources', () => {
     expect(load([], {}, files({ '/work/app/sandbox.config.json': { bodyLimitBytes: '3kb' } })).config.bodyLimitBytes).toBe(3072);
   });
 
+  it('collects merchant account header aliases: lower-cased, each once, the sandbox header itself left out; flag over env over file', () => {
+    const read = files({ '/work/app/sandbox.config.json': { merchantAccountHeaders: ['x-from-file'] } });
+    expect(load([], {}, read).config.merchantAccountHeaders).toEqual(['x-from-file']);
+    expect(load([], { SANDBOX_MERCHANT_ACCOUNT_HEADER: 'x-a,x-b' }, read).config.merchantAccountHeaders).toEqual(['x-a', 'x-b']);
+    expect(
+      load(['--merchant-account-header', 'X-A', '--merchant-account-header', 'x-a', '--merchant-account-header', 'x-service-merchant-account-id'], {
+        SANDBOX_MERCHANT_ACCOUNT_HEADER: 'x-b',
+      }).config.merchantAccountHeaders,
+    ).toEqual(['x-a']);
+    expect(load([], {}, files({ '/work/app/sandbox.config.json': { merchantAccountHeaders: [] } })).config.merchantAccountHeaders).toEqual([]);
+    expect(load([]).config.merchantAccountHeaders).toEqual([]);
+  });
+
   it('answers --help without reading anything else', () => {
     expect(load(['--port', 'nope', '--help']).help).toBe(true);
   });
@@ -240,6 +260,26 @@ describe('loadConfig errors', () => {
     );
     expect(usageError(() => load(['--namespace-cap', '0']))).toContain('--namespace-cap must be an integer from 1 to 100000');
     expect(usageError(() => load(['--namespace-idle-seconds', '-1']))).toContain('--namespace-idle-seconds must be an integer from 0 to 31536000');
+  });
+
+  it('refuses a merchant account header alias that is not a header name, or that the sandbox reads for something else', () => {
+    expect(usageError(() => load(['--merchant-account-header', 'x merchant']))).toBe(
+      '--merchant-account-header must be header names (letters, digits and - _ . and the like, no spaces), got "x merchant" (from flag --merchant-account-header)',
+    );
+    expect(usageError(() => load([], { SANDBOX_MERCHANT_ACCOUNT_HEADER: 'x-a,,x-b' }))).toBe(
+      '--merchant-account-header must be header names (letters, digits and - _ . and the like, no spaces), got "" (from environment variable SANDBOX_MERCHANT_ACCOUNT_HEADER)',
+    );
+    expect(usageError(() => load(['--merchant-account-header', 'Authorization']))).toBe(
+      "--merchant-account-header cannot be 'authorization': the sandbox reads that header for something else (from flag --merchant-account-header)",
+    );
+    expect(usageError(() => load(['--merchant-account-header=x-sandbox-namespace']))).toContain("cannot be 'x-sandbox-namespace'");
+    expect(usageError(() => load(['--merchant-account-header']))).toBe('--merchant-account-header needs a value');
+    const bad = (data: unknown) => usageError(() => load([], {}, files({ '/work/app/sandbox.config.json': { merchantAccountHeaders: data } })));
+    expect(bad('x-a')).toBe(
+      '--merchant-account-header must be an array of header names, got "x-a" (from /work/app/sandbox.config.json key "merchantAccountHeaders")',
+    );
+    expect(bad(['x-a', 3])).toContain('must be an array of header names, got ["x-a",3]');
+    expect(bad(['x:a'])).toContain('must be header names');
   });
 
   it('names the config file and key for a bad file value', () => {

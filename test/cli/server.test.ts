@@ -82,6 +82,21 @@ describe('option precedence through the running server', () => {
     expect(health.seed).toBe(22);
   });
 
+  it('reads merchant account header aliases from flags and the environment, and says so in the banner', async () => {
+    running = await startCli(['--port', '0', '--merchant-account-header', 'x-gr4vy-merchant-account-id'], {
+      env: { SANDBOX_MERCHANT_ACCOUNT_HEADER: 'x-ignored-merchant-account-id' },
+    });
+    expect(row(running, 'merchant')).toBe('chosen by x-service-merchant-account-id or x-gr4vy-merchant-account-id'); // flag > env
+    const token = await cliToken();
+    const get = (headers: Record<string, string>) => fetch(`${running!.url}/gift-cards?limit=1`, { headers: { authorization: `Bearer ${token}`, ...headers } });
+    const byAlias = await get({ 'x-gr4vy-merchant-account-id': 'merchant-two' });
+    expect(byAlias.status).toBe(200);
+    expect(((await byAlias.json()) as { items: Array<{ merchant_account_id: string }> }).items[0].merchant_account_id).toBe('merchant-two');
+    const misnamed = await get({ 'x-ignored-merchant-account-id': 'merchant-two' });
+    expect(misnamed.status).toBe(400);
+    expect(((await misnamed.json()) as { details: Array<{ type: string }> }).details[0].type).toBe('header_misnamed');
+  });
+
   it('reads the port from plain PORT', async () => {
     running = await startCli([], { env: { PORT: '0' } });
     expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);

@@ -41,7 +41,7 @@ describe('the whole namespace out and back in', () => {
       ['PUT', `/buyers/${BUYER}`, 200],
       ['GET', '/gift-cards', 429],
     ]);
-    expect(exported.parts.reports).toEqual({ floor_ms: expect.any(Number) });
+    expect(exported.parts.reports).toEqual({ floor_ms: expect.any(Number), started_ms: expect.any(Number) });
   });
 
   it('imports into another namespace, which carries on where the first stood', async () => {

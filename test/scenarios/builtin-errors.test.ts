@@ -119,13 +119,28 @@ describe('built-in error scenarios', () => {
     expect(statuses).toEqual([429, 429, 200, 200]);
   });
 
-  it('empty-lists merges items [] into list answers and keeps the other fields', async () => {
-    const normal = await sb.http.get('/gift-cards?limit=2').set('authorization', sb.auth);
-    const res = await sb.http.get('/gift-cards?limit=2').set('authorization', sb.auth).set('x-sandbox-scenario', 'empty-lists');
-    expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toBe('application/json');
-    expect(res.headers['x-request-id']).toBeTruthy();
-    expect(res.body).toEqual({ ...normal.body, items: [] });
+  it('empty-lists merges items [] into list answers, keeps the limit, and leaves one page: both cursors null', async () => {
+    // A middle page: normally it has a page before and a page after it.
+    const first = await sb.http.get('/gift-cards?limit=2').set('authorization', sb.auth);
+    const middle = `/gift-cards?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`;
+    const normal = await sb.http.get(middle).set('authorization', sb.auth);
     expect(normal.body.items).toHaveLength(2);
+    expect(typeof normal.body.next_cursor).toBe('string');
+    expect(typeof normal.body.previous_cursor).toBe('string');
+    for (const path of ['/gift-cards?limit=2', middle]) {
+      const res = await sb.http.get(path).set('authorization', sb.auth).set('x-sandbox-scenario', 'empty-lists');
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json');
+      expect(res.headers['x-request-id']).toBeTruthy();
+      expect(res.headers['x-sandbox-scenario']).toBe('empty-lists');
+      expect(res.body).toEqual({ items: [], limit: 2, next_cursor: null, previous_cursor: null });
+    }
+    // A list without cursors gets none added.
+    const connections = await sb.http.get('/connections').set('authorization', sb.auth).set('x-sandbox-scenario', 'empty-lists');
+    expect(connections.status).toBe(200);
+    expect(connections.body).toEqual({ items: [] });
+    // The journal keeps the answer the client got.
+    const journal = await sb.http.get('/_sandbox/requests?operation_id=listGiftCards&limit=1');
+    expect(journal.body.items[0]).toMatchObject({ scenario: 'empty-lists', response_body: { items: [], limit: 2, next_cursor: null, previous_cursor: null } });
   });
 });

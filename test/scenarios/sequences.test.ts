@@ -51,6 +51,14 @@ steps:
   - override: { items: [{ type: card-scheme-definition, id: made-up, icon_url: "https://x.example/i.svg", display_name: Made up }] }
   - merge: { spec: { params: { injected: true } }, name: Renamed }
 `,
+  'empty-page.yaml': `
+name: empty-page
+description: a merge that empties the list and sets next_cursor itself, then an override with cursors
+operations: [listGiftCards]
+steps:
+  - merge: { items: [], next_cursor: made-up-cursor }
+  - override: { items: [], limit: 5, next_cursor: written, previous_cursor: as-is }
+`,
   'pause.yaml': `
 name: pause
 description: waits 60 ms, then runs normally
@@ -91,7 +99,7 @@ describe('scenario sequences', () => {
 
   it('loads only the folder given', async () => {
     const res = await sb.http.get('/_sandbox/scenarios');
-    expect(res.body.items.map((s: any) => s.name)).toEqual(['always', 'burst', 'custom-error', 'drop-second', 'pause', 'rewrite', 'then-fail']);
+    expect(res.body.items.map((s: any) => s.name)).toEqual(['always', 'burst', 'custom-error', 'drop-second', 'empty-page', 'pause', 'rewrite', 'then-fail']);
   });
 
   it('50 concurrent requests get exactly the specified count of each answer', async () => {
@@ -121,6 +129,14 @@ describe('scenario sequences', () => {
         ]),
       );
     }
+  });
+
+  it('a merge that empties a list nulls the cursors it does not set; an override is sent as written', async () => {
+    const merged = await sb.http.get('/gift-cards?limit=3').set('authorization', sb.auth).set('x-sandbox-scenario', 'empty-page');
+    expect(merged.status).toBe(200);
+    expect(merged.body).toEqual({ items: [], limit: 3, next_cursor: 'made-up-cursor', previous_cursor: null });
+    const overridden = await sb.http.get('/gift-cards?limit=3').set('authorization', sb.auth).set('x-sandbox-scenario', 'empty-page');
+    expect(overridden.body).toEqual({ items: [], limit: 5, next_cursor: 'written', previous_cursor: 'as-is' });
   });
 
   it('repeats the last step for ever', async () => {

@@ -1,13 +1,13 @@
 import { ApiError } from '../../errors/api-error.js';
 import type { HandlerMap } from '../types.js';
 
+/** The definition of a Google Pay wallet (digital_wallets.digital_wallet_definition_id). */
+export const GOOGLE_PAY = 'google-pay';
+
 export const digitalWalletHandlers: HandlerMap = {
-  /** Needs Google Pay configured (a digital-wallet connection) for the merchant account. */
+  /** Needs a Google Pay wallet configured for the merchant account (404 otherwise). */
   async createGooglePaySession({ db, body, merchantAccountId, services }) {
-    const configured = db.connections.find(
-      (c) =>
-        c.merchant_account_id === merchantAccountId && c.definition.group === 'digital-wallet' && /google/i.test(`${c.definition.id} ${c.definition.name}`),
-    );
+    const configured = db.digital_wallets.find((w) => w.merchant_account_id === merchantAccountId && w.digital_wallet_definition_id === GOOGLE_PAY);
     if (!configured) throw ApiError.notFound(`Google Pay is not configured for merchant account '${merchantAccountId}'.`);
     const token = await services.signSandboxJwt({ origin_domain: body.origin_domain, merchant_account_id: merchantAccountId, wallet: 'google-pay' });
     return { body: { gateway_merchant_id: merchantAccountId, token } };

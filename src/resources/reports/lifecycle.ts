@@ -1,7 +1,8 @@
 // How a report execution moves through its states as the sandbox clock runs. Pure: given when the
-// execution was created and its plan (the path of states and how long each lasts), the state at
-// any instant. New executions store their plan; fixture executions have none and keep their status.
-import type { ReportExecutionStatus } from '../../store/records.js';
+// execution's first state began and its plan (the path of states and how long each lasts), the
+// state at any instant. New executions store their plan from their creation; seeded ones hold their
+// status for a day after the namespace starts (seededLifecycle), then carry on.
+import type { ReportExecutionRecord, ReportExecutionStatus, StoredLifecycle } from '../../store/records.js';
 
 export interface LifecyclePlan {
   /** The states in order; the last one is final. */
@@ -42,4 +43,51 @@ export function checkPlan(plan: LifecyclePlan): string | null {
   }
   if (plan.durations_ms.some((d) => !Number.isSafeInteger(d) || d < 0)) return 'durations are whole milliseconds, 0 or more';
   return null;
+}
+
+/** How long a seeded execution holds its status after the namespace starts (or is reset): longer than any ordinary test run. */
+export const SEEDED_HOLD_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The lifecycle of a seeded execution in `status`, which it entered at `enteredAt`: it holds that
+ * status until SEEDED_HOLD_MS after the namespace starts, then follows the default path from there.
+ * Final statuses stay (null).
+ */
+export function seededLifecycle(status: ReportExecutionStatus, enteredAt: string): StoredLifecycle | null {
+  const at = DEFAULT_LIFECYCLE.path.indexOf(status);
+  if (at < 0 || at === DEFAULT_LIFECYCLE.path.length - 1) return null; // succeeded or failed
+  return {
+    path: DEFAULT_LIFECYCLE.path.slice(at),
+    durations_ms: [SEEDED_HOLD_MS, ...DEFAULT_LIFECYCLE.durations_ms.slice(at + 1)],
+    started_at: enteredAt,
+    first_duration_from: 'namespace_start',
+  };
+}
+
+export interface ResolvedLifecycle {
+  plan: LifecyclePlan;
+  /** When the plan's first state began. */
+  fromMs: number;
+  /**
+   * What the execution stores once its first state is over, when that differs from what it stores
+   * now: the first duration made plain, so the rest of the path no longer depends on the start.
+   */
+  fixed: StoredLifecycle | null;
+}
+
+/** The plan an execution follows now, its first state's start resolved; `namespaceStartMs` is when its namespace started or was reset. */
+export function resolveLifecycle(
+  execution: Pick<ReportExecutionRecord, 'created_at'>,
+  lifecycle: StoredLifecycle,
+  namespaceStartMs: number,
+): ResolvedLifecycle {
+  const fromMs = Date.parse(lifecycle.started_at ?? execution.created_at);
+  if (lifecycle.first_duration_from !== 'namespace_start') return { plan: lifecycle, fromMs, fixed: null };
+  const firstEndsMs = Math.max(fromMs, namespaceStartMs) + (lifecycle.durations_ms[0] ?? 0);
+  const durations_ms = [firstEndsMs - fromMs, ...lifecycle.durations_ms.slice(1)];
+  return {
+    plan: { path: lifecycle.path, durations_ms },
+    fromMs,
+    fixed: { path: [...lifecycle.path], durations_ms, started_at: new Date(fromMs).toISOString() },
+  };
 }

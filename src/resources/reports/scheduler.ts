@@ -2,7 +2,8 @@
 // read of reports or executions, two things catch up with "now":
 //  - schedules: each enabled report whose next_execution_at has passed gets one execution per run
 //    missed (a daily report: one per local midnight crossed), then its next run is computed;
-//  - executions with a lifecycle plan get the status the plan gives at "now".
+//  - executions with a lifecycle plan get the status the plan gives at "now". Seeded executions hold
+//    their status for a day (SEEDED_HOLD_MS) after the namespace started or was reset, then move on.
 // Runs that fell due before the namespace started (seeded fixtures, a data file loaded after a
 // pause) are skipped, not replayed: the sandbox runs what it was running for.
 import { randomUUID } from 'node:crypto';
@@ -11,7 +12,7 @@ import type { Namespace, PartKind } from '../../namespace/namespace.js';
 import { type NamespacePart, PartKey } from '../../namespace/part.js';
 import type { ReportExecutionRecord, ReportRecord } from '../../store/records.js';
 import type { CollectionMap } from '../../store/store.js';
-import { DEFAULT_LIFECYCLE, type LifecyclePlan, stateAt } from './lifecycle.js';
+import { DEFAULT_LIFECYCLE, type LifecyclePlan, resolveLifecycle, stateAt } from './lifecycle.js';
 import { followingExecutionAt } from './schedule.js';
 
 /** The plan scenarios activated for a merchant account give its new executions (null: the default). */
@@ -27,28 +28,41 @@ export const MAX_RUNS_PER_CATCH_UP = 1000;
 export class ReportClock implements NamespacePart {
   /** Runs before this instant are skipped; null until the first catch-up after start or reset. */
   floorMs: number | null;
+  /**
+   * When the namespace started or was last reset (null until the first catch-up after a reset):
+   * seeded executions hold their status until a day after it. Not moved with the clock, and never
+   * stored in the records: they stay what the fixtures made them, so a reset gives byte-identical state.
+   */
+  startedMs: number | null;
   /** Set by the scenario state of the namespace (scenarios/state.ts). */
   resolvePlan: PlanResolver = () => null;
 
   constructor(ns: Namespace) {
     this.floorMs = ns.clock.now();
+    this.startedMs = ns.clock.now();
     ns.clock.onChange(() => catchUpReports(ns));
   }
 
-  /** After a reset, runs due before the next catch-up are skipped, as after a start. */
+  /** After a reset, runs due before the next catch-up are skipped and seeded executions hold again, as after a start. */
   reset(): void {
     this.floorMs = null;
+    this.startedMs = null;
   }
 
-  exportState(): { floor_ms: number | null } {
-    return { floor_ms: this.floorMs };
+  exportState(): { floor_ms: number | null; started_ms: number | null } {
+    return { floor_ms: this.floorMs, started_ms: this.startedMs };
   }
 
   prepareImport(state: unknown): () => void {
-    const floor = state === null ? null : (state as { floor_ms?: unknown }).floor_ms;
-    if (floor !== null && !Number.isFinite(floor)) throw new Error('expected {floor_ms: number | null}');
+    const given = (state ?? {}) as { floor_ms?: unknown; started_ms?: unknown };
+    const floor = given.floor_ms ?? null;
+    const started = given.started_ms ?? null;
+    if ((floor !== null && !Number.isFinite(floor)) || (started !== null && !Number.isFinite(started))) {
+      throw new Error('expected {floor_ms: number | null, started_ms: number | null}');
+    }
     return () => {
       this.floorMs = floor as number | null;
+      this.startedMs = started as number | null;
     };
   }
 }
@@ -79,8 +93,10 @@ function planForNewExecution(ns: Namespace, merchantAccountId: string, request: 
  */
 export function catchUpReports(ns: Namespace, request: RequestLifecycle | null = null): void {
   const now = ns.clock.now();
+  const state = ns.part(REPORT_CLOCK);
+  state.startedMs ??= now;
   runDueSchedules(ns, now, request);
-  refreshExecutionStatuses(ns.store.collections, now);
+  refreshExecutionStatuses(ns.store.collections, now, state.startedMs);
 }
 
 function runDueSchedules(ns: Namespace, now: number, request: RequestLifecycle | null): void {
@@ -120,14 +136,20 @@ function newExecution(report: ReportRecord, runMs: number, plan: LifecyclePlan):
   };
 }
 
-/** Executions that follow a plan get the status (and updated_at: when they entered it) of `now`. */
-function refreshExecutionStatuses(db: CollectionMap, now: number): void {
+/**
+ * Executions that follow a plan get the status (and updated_at: when they entered it) of `now`. A
+ * seeded one that leaves its first state stores its plan made plain (resolveLifecycle), so a later
+ * start or reset of the namespace no longer moves the states after it.
+ */
+function refreshExecutionStatuses(db: CollectionMap, now: number, namespaceStartMs: number): void {
   for (const execution of db.report_executions.all()) {
     if (!execution.lifecycle) continue;
-    const state = stateAt(execution.lifecycle, Date.parse(execution.created_at), now);
+    const { plan, fromMs, fixed } = resolveLifecycle(execution, execution.lifecycle, namespaceStartMs);
+    const state = stateAt(plan, fromMs, now);
     const updatedAt = new Date(state.sinceMs).toISOString();
     if (state.status !== execution.status || updatedAt !== execution.updated_at) {
-      db.report_executions.update(execution.id, { status: state.status, updated_at: updatedAt });
+      const leftFirstState = fixed !== null && state.status !== plan.path[0];
+      db.report_executions.update(execution.id, { status: state.status, updated_at: updatedAt, ...(leftFirstState ? { lifecycle: fixed } : {}) });
     }
   }
 }
