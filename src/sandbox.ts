@@ -90,7 +90,8 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const scenarios = config.scenariosDir === null ? builtInScenarios(api.spec) : loadScenarios(config.scenariosDir, api.spec);
   const fixtureSource = new FixtureSource(options.seedData ?? (await seedData(config.seed)), config.fixturesDir);
   const fixtures = () => fixtureSource.fixtures();
-  const defaultStore = await Store.open(fixtures, { file: config.dataFile ?? undefined });
+  // With a data file the default namespace keeps its own records there; in memory it shares the fixtures like any other.
+  const defaultStore = config.dataFile ? await Store.open(fixtures, { file: config.dataFile }) : null;
   // What every namespace keeps besides its records and clock (namespace/part.ts).
   const pendingJournals = new PendingJournals();
   const parts = [journalKind(config.journalSize, pendingJournals), reportClockKind, scenarioStateKind(scenarios, config.seed)];

@@ -4,7 +4,8 @@
 // promoted, then dies in the old generation) than recording them did, and the heap grows with them.
 // Here they cost one Buffer whatever their number, and the byte budget is what is really held.
 
-const INITIAL_BYTES = 64 * 1024;
+// Small to start: a namespace used for a handful of requests (most CI namespaces) holds a few KB, not 64 KB.
+const INITIAL_BYTES = 8 * 1024;
 
 export class ByteRing {
   private buf: Buffer = Buffer.alloc(0);

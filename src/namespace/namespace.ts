@@ -46,9 +46,9 @@ export class Namespace {
     return this.parts[key.index] as P | undefined;
   }
 
-  /** Back to the seeded fixtures: records, then every part's declared reset, then the clock. */
-  reset(fixtures: StoreData): void {
-    this.store.replaceAll(fixtures);
+  /** Back to the seeded fixtures (`reseed` puts them in the store), then every part's declared reset, then the clock. */
+  reset(reseed: (store: Store) => void): void {
+    reseed(this.store);
     // Parts first: the clock's change listeners (report schedules) then see the cleared state.
     for (const part of this.parts) part?.reset();
     this.clock.reset();

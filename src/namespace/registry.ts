@@ -22,8 +22,8 @@ export interface NamespaceOptions {
   fixtures: () => StoreData;
   /** Grows when the fixtures change (a --watch reload), so the shared fresh state is made again. */
   fixturesVersion?: () => number;
-  /** Store of the default namespace (may be file-backed). */
-  defaultStore: Store;
+  /** Store of the default namespace when file-backed; null: in memory, sharing the fixtures like any other. */
+  defaultStore: Store | null;
   /** Most namespaces besides `default` kept at once. */
   cap: number;
   /** How long a namespace must go unused before it may be evicted to make room. */
@@ -37,12 +37,13 @@ export interface NamespaceOptions {
 export class NamespaceRegistry {
   private readonly namespaces = new Map<string, Namespace>();
   private readonly kinds: PartKinds;
-  private fresh: { version: number; ns: Namespace } | null = null;
+  /** The seeded fixtures as a store never written, which new namespaces share until they change a collection. */
+  private fresh: { version: number; template: Store; ns: Namespace } | null = null;
   private evicted = 0;
 
   constructor(private readonly options: NamespaceOptions) {
     this.kinds = new PartKinds(options.parts);
-    this.register(new Namespace(DEFAULT_NAMESPACE, options.defaultStore, this.kinds));
+    this.register(new Namespace(DEFAULT_NAMESPACE, options.defaultStore ?? Store.sharing(this.template()), this.kinds));
   }
 
   /** Throws the 400 of a name that cannot be a namespace. */
@@ -85,11 +86,19 @@ export class NamespaceRegistry {
    */
   unadmitted(name: string): Namespace {
     NamespaceRegistry.checkName(name);
+    this.template();
+    return (this.fresh as NonNullable<typeof this.fresh>).ns;
+  }
+
+  /** The fixtures' template store, made again when the fixtures changed (a --watch reload). */
+  private template(): Store {
     const version = this.options.fixturesVersion?.() ?? 0;
     if (!this.fresh || this.fresh.version !== version) {
-      this.fresh = { version, ns: new Namespace('(not yet created)', Store.inMemory(this.options.fixtures()), this.kinds, false) };
+      const template = Store.inMemory(this.options.fixtures());
+      // Shared too: should anything write there, it would change its own copy, never the template.
+      this.fresh = { version, template, ns: new Namespace('(not yet created)', Store.sharing(template), this.kinds, false) };
     }
-    return this.fresh.ns;
+    return this.fresh.template;
   }
 
   /** The namespace of that name, created from the fixtures when new: a 503 when the cap leaves no room. */
@@ -98,12 +107,12 @@ export class NamespaceRegistry {
     if (existing) return existing;
     NamespaceRegistry.checkName(name);
     this.makeRoom(name);
-    return this.register(new Namespace(name, Store.inMemory(this.options.fixtures()), this.kinds));
+    return this.register(new Namespace(name, Store.sharing(this.template()), this.kinds));
   }
 
   /** A namespace of that name for one request only, never kept (a call that may not create one). */
   throwaway(name: string): Namespace {
-    return new Namespace(name, Store.inMemory(this.options.fixtures()), this.kinds, false);
+    return new Namespace(name, Store.sharing(this.template()), this.kinds, false);
   }
 
   /** The namespace of that name, created when new (code and tests; requests go through find/admit). */
@@ -125,7 +134,8 @@ export class NamespaceRegistry {
   }
 
   reset(name: string): void {
-    this.admit(name).reset(this.options.fixtures());
+    // A file-backed store writes the fixtures out as its own; a memory store shares them again.
+    this.admit(name).reset((store) => (store.persistent ? store.replaceAll(this.options.fixtures()) : store.shareAll(this.template())));
   }
 
   delete(name: string): boolean {

@@ -39,6 +39,20 @@ export class Collection<T extends { id: string }> {
   private views = new Map<string, { version: number; rows: T[] }>();
   private groupings = new Map<string, { version: number; within: readonly T[]; groups: Map<string, T[]> }>();
   private version = 0;
+  /**
+   * Copy on write. A collection made by sharing() starts on its template's rows (the seeded fixtures
+   * every new namespace starts from, never written), their index and their views: a namespace that
+   * only reads copies nothing. Its first change copies the row array and the index (not the records),
+   * and a record still the template's is copied on its first update, alone: records keep their
+   * identity otherwise, so JSON cached for them (resources/json-cache) stays valid.
+   */
+  private template: Collection<T> | null = null;
+  /** Whether the rows array and index are this collection's own (always, without a template). */
+  private ownsRows = true;
+  /** Told the new rows array when a shared collection makes its own copy (the store's data follows it). */
+  private onOwn: ((rows: T[]) => void) | null = null;
+  /** For a template: each id's position, to find a shared record in a copy without a scan. */
+  private positions: Map<string, number> | null = null;
 
   constructor(
     readonly name: string,
@@ -46,6 +60,22 @@ export class Collection<T extends { id: string }> {
     private readonly listener: CollectionListener | null = null,
   ) {
     for (const row of rows) this.byId.set(row.id, row);
+  }
+
+  /** A collection that reads `template`'s rows until its first change, then works on a deep copy of them. */
+  static sharing<T extends { id: string }>(template: Collection<T>, listener: CollectionListener | null, onOwn: (rows: T[]) => void): Collection<T> {
+    const shared = new Collection<T>(template.name, [], listener);
+    shared.rows = template.rows;
+    shared.byId = template.byId;
+    shared.template = template;
+    shared.ownsRows = false;
+    shared.onOwn = onOwn;
+    return shared;
+  }
+
+  /** Whether it still reads the template's rows (no change made yet). */
+  get isShared(): boolean {
+    return !this.ownsRows;
   }
 
   /** Grows on every change: lets derived values cached elsewhere know they are stale. */
@@ -74,6 +104,7 @@ export class Collection<T extends { id: string }> {
   }
 
   insert(row: T): T {
+    this.ownRows();
     if (this.byId.has(row.id)) throw new Error(`${this.name}: a record with id ${row.id} exists`);
     this.rows.push(row);
     this.byId.set(row.id, row);
@@ -84,8 +115,9 @@ export class Collection<T extends { id: string }> {
 
   /** Merges fields into a record in place; undefined when there is no such record. */
   update(id: string, patch: Partial<T>): T | undefined {
-    const row = this.byId.get(id);
+    let row = this.byId.get(id);
     if (!row) return undefined;
+    if (this.template && this.template.byId.get(id) === row) row = this.ownRecord(row); // the template's: copy it first
     Object.assign(row, patch);
     countUpdate(row);
     this.touch();
@@ -95,6 +127,7 @@ export class Collection<T extends { id: string }> {
 
   /** Replaces a whole record, keeping its place in the collection. */
   replace(row: T): T {
+    this.ownRows();
     const existing = this.byId.get(row.id);
     if (!existing) return this.insert(row);
     this.rows[this.rows.indexOf(existing)] = row;
@@ -105,6 +138,7 @@ export class Collection<T extends { id: string }> {
   }
 
   remove(id: string): boolean {
+    this.ownRows();
     const row = this.byId.get(id);
     if (!row) return false;
     this.rows.splice(this.rows.indexOf(row), 1);
@@ -125,6 +159,7 @@ export class Collection<T extends { id: string }> {
    * a list endpoint pays the sort once per change, not once per request.
    */
   view(key: string, filter: (row: T) => boolean, compare: (a: T, b: T) => number): readonly T[] {
+    if (!this.ownsRows) return (this.template as Collection<T>).view(key, filter, compare); // one view for every namespace that has not written
     const cached = this.views.get(key);
     if (cached && cached.version === this.version) return cached.rows;
     const rows = this.rows.filter(filter).sort(compare);
@@ -138,6 +173,7 @@ export class Collection<T extends { id: string }> {
    * scanning every row on every request.
    */
   groupedBy(key: string, groupOf: (row: T) => string | null | undefined, within: readonly T[] = this.rows): ReadonlyMap<string, readonly T[]> {
+    if (!this.ownsRows) return (this.template as Collection<T>).groupedBy(key, groupOf, within);
     const cached = this.groupings.get(key);
     if (cached && cached.version === this.version && cached.within === within) return cached.groups;
     const groups = new Map<string, T[]>();
@@ -154,5 +190,29 @@ export class Collection<T extends { id: string }> {
 
   private touch(): void {
     this.version++;
+  }
+
+  /** Before the first change of a shared collection: its own row array and index, holding the same records. */
+  private ownRows(): void {
+    if (this.ownsRows) return;
+    this.rows = this.rows.slice();
+    this.byId = new Map(this.byId);
+    this.ownsRows = true;
+    this.onOwn?.(this.rows);
+    this.onOwn = null;
+  }
+
+  /** A record still the template's, replaced by a copy of its own before it is changed in place. */
+  private ownRecord(shared: T): T {
+    this.ownRows();
+    const template = this.template as Collection<T>;
+    template.positions ??= new Map(template.rows.map((r, i) => [r.id, i]));
+    const hint = template.positions.get(shared.id);
+    // Where it stood in the template, unless rows were inserted or removed before it since.
+    const at = hint !== undefined && this.rows[hint] === shared ? hint : this.rows.indexOf(shared);
+    const copy = structuredClone(shared);
+    this.rows[at] = copy;
+    this.byId.set(copy.id, copy);
+    return copy;
   }
 }

@@ -21,8 +21,10 @@ export class Store {
   private constructor(
     private readonly db: Low<StoreData>,
     private readonly persistence: FilePersistence | null,
+    template?: Store,
   ) {
-    this.bind();
+    if (template) this.shareAll(template);
+    else this.bind();
   }
 
   /**
@@ -49,6 +51,15 @@ export class Store {
     return new Store(new Low<StoreData>(new Memory<StoreData>(), data), null);
   }
 
+  /**
+   * A memory store that reads `template`'s records (the seeded fixtures, never written) until it
+   * changes a collection, which then gets its own copy (Collection.sharing): a namespace that has
+   * not written costs no copy of the fixtures.
+   */
+  static sharing(template: Store): Store {
+    return new Store(new Low<StoreData>(new Memory<StoreData>(), template.data), null, template);
+  }
+
   get data(): StoreData {
     return this.db.data;
   }
@@ -62,6 +73,21 @@ export class Store {
     this.db.data = data;
     this.bind();
     this.persistence?.replaced();
+  }
+
+  /** Replaces the whole state with `template`'s, shared until changed (a reset of a memory store). */
+  shareAll(template: Store): void {
+    if (this.persistence) throw new Error('a file-backed store keeps its own records: replaceAll() it');
+    const data: StoreData = { ...template.data, collections: { ...template.data.collections } };
+    this.db.data = data;
+    this.collections = Object.fromEntries(
+      COLLECTION_NAMES.map((name) => [
+        name,
+        Collection.sharing(template.collections[name] as unknown as Collection<{ id: string }>, null, (rows) => {
+          (data.collections as Record<string, unknown[]>)[name] = rows;
+        }),
+      ]),
+    ) as unknown as CollectionMap;
   }
 
   /**

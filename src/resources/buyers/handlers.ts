@@ -12,7 +12,8 @@ export const buyerHandlers: HandlerMap = {
     // Copy only known fields: unknown keys (including __proto__) never reach the record.
     for (const field of UPDATABLE) if (Object.hasOwn(body, field)) patch[field] = body[field];
     if (Object.hasOwn(body, 'billing_details')) patch.billing_details = normalizeBillingDetails(body.billing_details);
-    db.buyers.update(buyer.id, patch);
-    return { body: serializeBuyer(buyer) };
+    // The record update() gives back: a namespace's first change works on its own copy of the records.
+    const updated = db.buyers.update(buyer.id, patch) ?? buyer;
+    return { body: serializeBuyer(updated) };
   },
 };

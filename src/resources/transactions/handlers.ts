@@ -13,13 +13,15 @@ export const transactionHandlers: HandlerMap = {
       throw ApiError.forbidden(`The session token does not belong to transaction ${transaction.id}.`);
     }
     const payload = body?.payload;
+    let session = transaction.session;
     if (payload && Object.keys(payload).length) {
       // Only own, non-prototype keys are merged.
-      const merged = { ...transaction.session.session_data };
+      const merged = { ...session.session_data };
       for (const [key, value] of Object.entries(payload)) if (key !== '__proto__' && key !== 'constructor' && key !== 'prototype') merged[key] = value;
-      db.transactions.update(transaction.id, { session: { ...transaction.session, session_data: merged }, updated_at: now });
+      session = { ...session, session_data: merged };
+      db.transactions.update(transaction.id, { session, updated_at: now });
     }
-    const { session_data, default_completion_url, integration_client } = transaction.session;
+    const { session_data, default_completion_url, integration_client } = session;
     return { body: { session_data, default_completion_url, integration_client } };
   },
 };
