@@ -23,7 +23,7 @@ export interface SandboxConfig {
    * client's connection is closed. Idle keep-alive connections close after 5 s (start.ts).
    */
   requestTimeoutMs: number;
-  /** Token required on /_sandbox when bound to a non-loopback address. */
+  /** Token required on /_sandbox when bound to a non-loopback address; at least MIN_ADMIN_TOKEN_LENGTH characters. */
   adminToken: string | null;
   /** Folder of scenario files (the built-in ones by default). */
   scenariosDir: string | null;
@@ -36,6 +36,9 @@ export interface SandboxConfig {
 }
 
 export const DEFAULT_SEED = 4010;
+
+/** Shortest admin token accepted: a shorter one is guessable, and the control API can read and reset everything. */
+export const MIN_ADMIN_TOKEN_LENGTH = 16;
 
 export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxConfig {
   return {

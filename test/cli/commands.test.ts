@@ -57,6 +57,12 @@ describe('usage errors', () => {
       '--host 0.0.0.0 makes the control API (/_sandbox) reachable from other machines',
     ],
     [
+      'an admin token shorter than 16 characters',
+      ['--port', '0', '--admin-token', 'hunter2'],
+      {},
+      '--admin-token must be at least 16 characters, got 7 characters (from flag --admin-token)',
+    ],
+    [
       'a fixtures folder that does not exist',
       ['--port', '0', '--fixtures-dir', 'no-such-dir'],
       {},

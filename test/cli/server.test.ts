@@ -58,14 +58,14 @@ describe('start-up banner', () => {
   });
 
   it('warns about a public bind', async () => {
-    running = await startCli(['--port', '0', '--host', '0.0.0.0'], { env: { SANDBOX_ADMIN_TOKEN: 'banner-secret' } });
+    running = await startCli(['--port', '0', '--host', '0.0.0.0'], { env: { SANDBOX_ADMIN_TOKEN: 'banner-secret-4010-token' } });
     expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(bannerLines(running)[0]).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+ \(bound to 0\.0\.0\.0\)$/);
     expect(bannerLines(running)).toContain('WARNING: listening on 0.0.0.0: reachable from other machines (the control API needs the admin token)');
     expect(row(running, 'control')).toBe(`${running.url}/_sandbox (needs the admin token)`);
-    expect(running.stderr()).not.toContain('banner-secret');
+    expect(running.stderr()).not.toContain('banner-secret-4010-token');
     expect((await fetch(`${running.url}/_sandbox/health`)).status).toBe(401);
-    expect((await fetch(`${running.url}/_sandbox/health`, { headers: { 'x-sandbox-admin-token': 'banner-secret' } })).status).toBe(200);
+    expect((await fetch(`${running.url}/_sandbox/health`, { headers: { 'x-sandbox-admin-token': 'banner-secret-4010-token' } })).status).toBe(200);
   });
 });
 
