@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { seedData } from '../fixtures/seed-cache.js';
 import { assertSafeExposure } from './admin/exposure.js';
 import { adminHandlers } from './admin/index.js';
+import { dataFileRecordCheck } from './admin/snapshot.js';
 import type { AdminHandlerMap } from './admin/types.js';
 import { TokenCache } from './auth/verify-token.js';
 import { defaultConfig, type SandboxConfig } from './config.js';
@@ -83,7 +84,9 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const scenarios = config.scenariosDir === null ? builtInScenarios(api.spec) : loadScenarios(config.scenariosDir, api.spec);
   const fixtureSource = new FixtureSource(options.seedData ?? (await seedData(config.seed)), config.fixturesDir);
   const fixtures = () => fixtureSource.fixtures();
-  const defaultStore = await Store.open(fixtures, { file: config.dataFile ?? undefined });
+  // A data file loads only when every record passes the checks of a snapshot import.
+  const checkRecord = dataFileRecordCheck(admin.spec.compiler);
+  const defaultStore = await Store.open(fixtures, { file: config.dataFile ?? undefined, checkRecord });
   const namespaces = new NamespaceRegistry({ fixtures, defaultStore, cap: config.namespaceCap });
   namespaces.onCreate((ns) => attachScenarioRuntime(ns, scenarios, config.seed)); // scenario state, report clock
   return {

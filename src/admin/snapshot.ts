@@ -4,6 +4,8 @@
 import { ApiError, type ErrorDetail } from '../http/api-error.js';
 import { catchUpReports } from '../resources/reports/scheduler.js';
 import { summarize } from '../spec/operations.js';
+import type { SchemaCompiler } from '../spec/schema-compiler.js';
+import type { RecordChecker } from '../store/persistence-load.js';
 import { COLLECTION_NAMES, type CollectionName, type StoreData } from '../store/records.js';
 import { recordProblems } from './record-shapes.js';
 import type { AdminHandlerMap } from './types.js';
@@ -47,6 +49,15 @@ export const snapshotHandlers: AdminHandlerMap = {
     return { body: { namespace: ns.name, record_counts: recordCounts(data) } };
   },
 };
+
+/**
+ * The record checks of an import, for the data file loaded at start (the store cannot import the
+ * schemas): each problem as a sentence about the record, not about a request body.
+ */
+export function dataFileRecordCheck(compiler: SchemaCompiler): RecordChecker {
+  return (collection, record) =>
+    recordProblems(compiler, collection, record).map((d) => d.message.replace(/^Body field '/, "field '").replace(/^The body /, 'the record '));
+}
 
 export function recordCounts(data: StoreData): Record<string, number> {
   return Object.fromEntries(COLLECTION_NAMES.map((name) => [name, data.collections[name]?.length ?? 0]));

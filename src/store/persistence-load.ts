@@ -1,7 +1,9 @@
 // Loading a data file at start: the snapshot FILE (written whole, atomically, by lowdb), then its
 // change log FILE.log replayed on top, one JSON line per change. A crash (kill -9) can only cut the
 // log's last append short, so a torn last line is skipped; anything else that does not load is an
-// error naming the file (and line), never a silent reset.
+// error naming the file (and line, or record), never a silent reset. A missing FILE starts fresh;
+// an existing one must parse, have the shape of a data file, and every record in it (and in the
+// log) must pass the checks of a snapshot import: an empty FILE is what a truncated one looks like.
 import { existsSync, readFileSync } from 'node:fs';
 import { COLLECTION_NAMES, type CollectionName, type StoreData } from './records.js';
 
@@ -11,13 +13,20 @@ export function logFileOf(file: string): string {
 }
 
 /**
+ * What is wrong with one stored record of `collection`, as a snapshot import would say (its
+ * schema in openapi.admin.json): empty when nothing is. Given by the composition root, since the
+ * schemas live in a layer above the store.
+ */
+export type RecordChecker = (collection: CollectionName, record: unknown) => string[];
+
+/**
  * One line of the change log: a record added at the end of collection `c` (ins), a record changed
  * in place (put, the whole record), or an id deleted (del).
  */
 export type LogChange = { c: string; ins: { id: string } } | { c: string; put: { id: string } } | { c: string; del: string };
 
 export interface LoadedDataFile {
-  /** The snapshot with the log replayed; null when FILE is missing or empty (the caller seeds it). */
+  /** The snapshot with the log replayed; null when FILE is missing (the caller seeds it). */
   data: StoreData | null;
   /** Length of the snapshot text (0 when missing). */
   snapshotChars: number;
@@ -29,21 +38,29 @@ export interface LoadedDataFile {
   torn: boolean;
 }
 
-export function loadDataFile(file: string): LoadedDataFile {
+const DO_NOT_RESET = 'the sandbox does not reset it silently';
+
+export function loadDataFile(file: string, checkRecord: RecordChecker | null = null): LoadedDataFile {
   const logFile = logFileOf(file);
-  const text = existsSync(file) ? readText(file, `the data file ${file}`) : '';
+  const text = existsSync(file) ? readText(file, `the data file ${file}`) : null;
   const log = existsSync(logFile) ? readText(logFile, `the change log ${logFile}`) : '';
-  if (text.trim() === '') {
-    // Our snapshot is written before any log line, so changes without it mean a lost or emptied FILE.
+  if (text === null) {
+    // Our snapshot is written before any log line, so changes without it mean a lost FILE.
     if (log.trim() !== '') {
       throw new Error(
-        `the data file ${file} is missing or empty but its change log ${logFile} holds changes. Restore ${file}, or remove ${logFile} too to start from the fixtures; the sandbox does not reset it silently.`,
+        `the data file ${file} is missing but its change log ${logFile} holds changes. Restore ${file}, or remove ${logFile} too to start from the fixtures; ${DO_NOT_RESET}.`,
       );
     }
     return { data: null, snapshotChars: 0, logChars: log.length, replayed: 0, torn: false };
   }
-  const data = parseDataFile(file, text);
-  const { replayed, torn } = replayLog(data, logFile, log);
+  if (text.trim() === '') {
+    // The sandbox writes FILE whole (a temporary file renamed over it): never empty, so it was cut short or emptied.
+    throw new Error(
+      `the data file ${file} is empty (${Buffer.byteLength(text)} bytes), as a file cut short or emptied would be; the sandbox never writes it empty. Restore it, or remove it (and ${logFile}) to start from the fixtures; ${DO_NOT_RESET}.`,
+    );
+  }
+  const data = parseDataFile(file, text, checkRecord);
+  const { replayed, torn } = replayLog(data, logFile, log, checkRecord);
   return { data, snapshotChars: text.length, logChars: log.length, replayed, torn };
 }
 
@@ -51,50 +68,110 @@ function readText(file: string, what: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`${what} cannot be read: ${(err as Error).message}. Fix its path or permissions; the sandbox does not reset it silently.`);
+    throw new Error(`${what} cannot be read: ${(err as Error).message}. Fix its path or permissions; ${DO_NOT_RESET}.`);
   }
 }
 
-function parseDataFile(file: string, text: string): StoreData {
+const TOP_LEVEL_KEYS = new Set(['schema_version', 'seed', 'collections']);
+
+function parseDataFile(file: string, text: string, checkRecord: RecordChecker | null): StoreData {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new Error(`the data file ${file} cannot be loaded: ${(err as Error).message}. Fix or remove it; the sandbox does not reset it silently.`);
+    throw new Error(`the data file ${file} cannot be loaded: ${(err as Error).message}. Fix or remove it; ${DO_NOT_RESET}.`);
   }
   const data = parsed as StoreData;
-  if (!data || typeof data !== 'object' || data.schema_version !== 1 || typeof data.collections !== 'object' || data.collections === null) {
+  if (!isObject(data) || data.schema_version !== 1 || !isObject(data.collections)) {
     throw new Error(`the data file ${file} is not a payments-sandbox data file (schema_version 1 with collections). Fix or remove it.`);
   }
+  const problem = dataFileProblem(data, checkRecord);
+  if (problem) throw new Error(`the data file ${file}: ${problem}. Fix or remove it; ${DO_NOT_RESET}.`);
   return data;
 }
 
+/**
+ * The first problem of a parsed data file, in the words of a snapshot import's checks (top-level
+ * shape, collection names, arrays of records, each record's schema, ids unique per collection),
+ * with how many more records have one; null when it is sound.
+ */
+function dataFileProblem(data: StoreData, checkRecord: RecordChecker | null): string | null {
+  const unknown = Object.keys(data).find((key) => !TOP_LEVEL_KEYS.has(key));
+  if (unknown !== undefined) return `unknown top-level key ${JSON.stringify(unknown)} (a data file holds schema_version, seed and collections)`;
+  if (!Number.isSafeInteger(data.seed)) return `seed must be an integer, not ${describe(data.seed)}`;
+  const collections = data.collections as Record<string, unknown>;
+  const name = Object.keys(collections).find((key) => !NAMES.has(key));
+  if (name !== undefined) return `collections has ${JSON.stringify(name)}, which is not a collection name (${COLLECTION_NAMES.join(', ')})`;
+  const problems: string[] = [];
+  for (const collection of COLLECTION_NAMES) {
+    const records = collections[collection];
+    if (records === undefined) continue;
+    if (!Array.isArray(records)) return `collections.${collection} must be an array of records, not ${describe(records)}`;
+    const seen = new Map<unknown, number>();
+    records.forEach((record: unknown, index) => {
+      const where = `${collection}[${index}]`;
+      if (!isObject(record)) return void problems.push(`${where} must be a record (a JSON object), not ${describe(record)}`);
+      const id = (record as { id?: unknown }).id;
+      const named = `${where} (id ${JSON.stringify(id)?.slice(0, 80) ?? 'missing'})`;
+      const found = checkRecord ? checkRecord(collection, record) : typeof id === 'string' && id !== '' ? [] : ['id must be a non-empty string'];
+      if (found.length) return void problems.push(`${named}: ${listed(found)}`);
+      const first = seen.get(id);
+      if (first !== undefined) return void problems.push(`${named}: the same id as ${collection}[${first}]; ids are unique in a collection`);
+      seen.set(id, index);
+    });
+  }
+  if (!problems.length) return null;
+  const more = problems.length - 1;
+  return `${problems[0]}${more ? ` (and ${more} more record${more === 1 ? '' : 's'} with problems)` : ''}`;
+}
+
+/** A record's first few problems, as one clause. */
+function listed(problems: string[]): string {
+  const shown = problems.slice(0, 3).map((problem) => problem.replace(/\.$/, ''));
+  const more = problems.length - shown.length;
+  return `${shown.join('; ')}${more ? `; and ${more} more` : ''}`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'missing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value).slice(0, 40)}`;
+}
+
 /** Applies the log's changes to `data` in order; the same state the live collections reached. */
-export function replayLog(data: StoreData, logFile: string, log: string): { replayed: number; torn: boolean } {
+export function replayLog(data: StoreData, logFile: string, log: string, checkRecord: RecordChecker | null = null): { replayed: number; torn: boolean } {
   const lines = log.split('\n');
   const tail = lines.pop() ?? ''; // '' when the log ends with a newline, as every complete append does
   const replayer = new Replayer(data);
   let replayed = 0;
+  const corrupt = (number: number, problem: string) =>
+    new Error(
+      `the change log ${logFile} is corrupt at line ${number}: ${problem}. Only a torn last line (a crash mid-write) is skipped; fix or remove that line, or remove ${logFile} to lose the changes since the last snapshot; ${DO_NOT_RESET}.`,
+    );
+  const apply = (change: LogChange, number: number) => {
+    const record = 'ins' in change ? change.ins : 'put' in change ? change.put : null;
+    const problems = record && checkRecord ? checkRecord(change.c as CollectionName, record) : [];
+    if (problems.length) throw corrupt(number, `the ${change.c} record ${JSON.stringify(record!.id).slice(0, 80)}: ${listed(problems)}`);
+    replayer.apply(change);
+    replayed++;
+  };
   lines.forEach((line, i) => {
     if (line.trim() === '') return;
     const change = parseLine(line);
-    if (typeof change === 'string') {
-      throw new Error(
-        `the change log ${logFile} is corrupt at line ${i + 1}: ${change}. Only a torn last line (a crash mid-write) is skipped; fix or remove that line, or remove ${logFile} to lose the changes since the last snapshot; the sandbox does not reset it silently.`,
-      );
-    }
-    replayer.apply(change);
-    replayed++;
+    if (typeof change === 'string') throw corrupt(i + 1, change);
+    apply(change, i + 1);
   });
   let torn = false;
   if (tail.trim() !== '') {
     // No newline after it: the last append was cut short. Whole and valid, it is still a change made.
     const change = parseLine(tail);
     if (typeof change === 'string') torn = true;
-    else {
-      replayer.apply(change);
-      replayed++;
-    }
+    else apply(change, lines.length + 1);
   }
   replayer.finish();
   return { replayed, torn };

@@ -5,7 +5,7 @@
 import { Low, Memory } from 'lowdb';
 import { Collection } from './collection.js';
 import { FilePersistence, type PersistenceOptions, type PersistenceStats } from './persistence.js';
-import { loadDataFile } from './persistence-load.js';
+import { loadDataFile, type RecordChecker } from './persistence-load.js';
 import { COLLECTION_NAMES, type CollectionName, type Collections, type StoreData } from './records.js';
 
 export type CollectionMap = { [K in CollectionName]: Collection<Collections[K] & { id: string }> };
@@ -13,6 +13,8 @@ export type CollectionMap = { [K in CollectionName]: Collection<Collections[K] &
 export interface StoreOptions extends PersistenceOptions {
   /** JSON file to persist to (its change log is FILE.log); absent: memory only. */
   file?: string;
+  /** The record checks of a snapshot import, run on every record of FILE and of its log at start. */
+  checkRecord?: RecordChecker;
 }
 
 export class Store {
@@ -27,13 +29,14 @@ export class Store {
 
   /**
    * Opens a store. With a file that exists, its data is loaded and its change log replayed (a
-   * corrupt or unreadable file, or a corrupt log line before the last, is an error naming it, never
-   * a silent reset); otherwise `initial()` seeds it. A snapshot is written at start only to seed
+   * corrupt, empty or unreadable file, a record that fails `checkRecord`, or a corrupt log line
+   * before the last, is an error naming it, never a silent reset); a missing file is seeded with
+   * `initial()`. A snapshot is written at start only to seed
    * FILE or to fold in a log left by a crash, so a start after a graceful stop writes nothing.
    */
   static async open(initial: () => StoreData, options: StoreOptions = {}): Promise<Store> {
     if (!options.file) return Store.inMemory(initial());
-    const loaded = loadDataFile(options.file);
+    const loaded = loadDataFile(options.file, options.checkRecord ?? null);
     const persistence = new FilePersistence(options.file, loaded.data ?? initial(), {
       ...options,
       snapshotChars: loaded.snapshotChars,

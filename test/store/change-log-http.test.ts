@@ -180,7 +180,7 @@ describe('starting from a log', () => {
     const file = join(dir, 'lost.json');
     writeFileSync(`${file}.log`, `{"c":"buyers","del":"${BUYER}"}\n`);
     await expect(buildSandbox({ dataFile: file, logLevel: 'silent' })).rejects.toThrow(
-      `the data file ${file} is missing or empty but its change log ${file}.log holds changes`,
+      `the data file ${file} is missing but its change log ${file}.log holds changes`,
     );
     expect(existsSync(file)).toBe(false);
     expect(readFileSync(`${file}.log`, 'utf8')).toBe(`{"c":"buyers","del":"${BUYER}"}\n`);
