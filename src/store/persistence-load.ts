@@ -21,9 +21,10 @@ export type RecordChecker = (collection: CollectionName, record: unknown) => str
 
 /**
  * One line of the change log: a record added at the end of collection `c` (ins), a record changed
- * in place (put, the whole record), or an id deleted (del).
+ * in place (put, the whole record), or an id deleted (del). `seq` numbers the lines, increasing over
+ * the whole life of the file (logs written before it existed have none).
  */
-export type LogChange = { c: string; ins: { id: string } } | { c: string; put: { id: string } } | { c: string; del: string };
+export type LogChange = ({ c: string; ins: { id: string } } | { c: string; put: { id: string } } | { c: string; del: string }) & { seq?: number };
 
 export interface LoadedDataFile {
   /** The snapshot with the log replayed; null when FILE is missing (the caller seeds it). */
@@ -36,6 +37,10 @@ export interface LoadedDataFile {
   replayed: number;
   /** Whether a torn last line was skipped. */
   torn: boolean;
+  /** Lines skipped because the snapshot already holds them (seq at or below its log_seq). */
+  skipped: number;
+  /** The highest seq of the snapshot and the log: the next line appended gets the one after. */
+  lastSeq: number;
 }
 
 const DO_NOT_RESET = 'the sandbox does not reset it silently';
@@ -51,7 +56,7 @@ export function loadDataFile(file: string, checkRecord: RecordChecker | null = n
         `the data file ${file} is missing but its change log ${logFile} holds changes. Restore ${file}, or remove ${logFile} too to start from the fixtures; ${DO_NOT_RESET}.`,
       );
     }
-    return { data: null, snapshotChars: 0, logChars: log.length, replayed: 0, torn: false };
+    return { data: null, snapshotChars: 0, logChars: log.length, replayed: 0, torn: false, skipped: 0, lastSeq: 0 };
   }
   if (text.trim() === '') {
     // The sandbox writes FILE whole (a temporary file renamed over it): never empty, so it was cut short or emptied.
@@ -59,9 +64,9 @@ export function loadDataFile(file: string, checkRecord: RecordChecker | null = n
       `the data file ${file} is empty (${Buffer.byteLength(text)} bytes), as a file cut short or emptied would be; the sandbox never writes it empty. Restore it, or remove it (and ${logFile}) to start from the fixtures; ${DO_NOT_RESET}.`,
     );
   }
-  const data = parseDataFile(file, text, checkRecord);
-  const { replayed, torn } = replayLog(data, logFile, log, checkRecord);
-  return { data, snapshotChars: text.length, logChars: log.length, replayed, torn };
+  const { data, logSeq } = parseDataFile(file, text, checkRecord);
+  const replay = replayLog(data, logFile, log, { checkRecord, logSeq });
+  return { data, snapshotChars: text.length, logChars: log.length, ...replay };
 }
 
 function readText(file: string, what: string): string {
@@ -72,9 +77,13 @@ function readText(file: string, what: string): string {
   }
 }
 
-const TOP_LEVEL_KEYS = new Set(['schema_version', 'seed', 'collections']);
+const TOP_LEVEL_KEYS = new Set(['schema_version', 'seed', 'collections', 'log_seq']);
 
-function parseDataFile(file: string, text: string, checkRecord: RecordChecker | null): StoreData {
+/**
+ * The snapshot's data, and `log_seq`: the seq of the last log line it holds (0 in files written
+ * before seqs existed), taken out of the data (it describes the file, not the state).
+ */
+function parseDataFile(file: string, text: string, checkRecord: RecordChecker | null): { data: StoreData; logSeq: number } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -87,7 +96,9 @@ function parseDataFile(file: string, text: string, checkRecord: RecordChecker | 
   }
   const problem = dataFileProblem(data, checkRecord);
   if (problem) throw new Error(`the data file ${file}: ${problem}. Fix or remove it; ${DO_NOT_RESET}.`);
-  return data;
+  const { log_seq: logSeq = 0 } = data as { log_seq?: number };
+  delete (data as { log_seq?: number }).log_seq;
+  return { data, logSeq };
 }
 
 /**
@@ -97,8 +108,10 @@ function parseDataFile(file: string, text: string, checkRecord: RecordChecker | 
  */
 function dataFileProblem(data: StoreData, checkRecord: RecordChecker | null): string | null {
   const unknown = Object.keys(data).find((key) => !TOP_LEVEL_KEYS.has(key));
-  if (unknown !== undefined) return `unknown top-level key ${JSON.stringify(unknown)} (a data file holds schema_version, seed and collections)`;
+  if (unknown !== undefined) return `unknown top-level key ${JSON.stringify(unknown)} (a data file holds schema_version, seed, collections and log_seq)`;
   if (!Number.isSafeInteger(data.seed)) return `seed must be an integer, not ${describe(data.seed)}`;
+  const logSeq = (data as { log_seq?: unknown }).log_seq;
+  if (logSeq !== undefined && !isSeq(logSeq, 0)) return `log_seq must be an integer of 0 or more, not ${describe(logSeq)}`;
   const collections = data.collections as Record<string, unknown>;
   const name = Object.keys(collections).find((key) => !NAMES.has(key));
   if (name !== undefined) return `collections has ${JSON.stringify(name)}, which is not a collection name (${COLLECTION_NAMES.join(', ')})`;
@@ -132,6 +145,10 @@ function listed(problems: string[]): string {
   return `${shown.join('; ')}${more ? `; and ${more} more` : ''}`;
 }
 
+function isSeq(value: unknown, min: number): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= min;
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -143,17 +160,38 @@ function describe(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value).slice(0, 40)}`;
 }
 
-/** Applies the log's changes to `data` in order; the same state the live collections reached. */
-export function replayLog(data: StoreData, logFile: string, log: string, checkRecord: RecordChecker | null = null): { replayed: number; torn: boolean } {
+export interface ReplayOptions {
+  checkRecord?: RecordChecker | null;
+  /** The seq of the last line the snapshot holds: lines at or below it are skipped. */
+  logSeq?: number;
+}
+
+/**
+ * Applies the log's changes to `data` in order; the same state the live collections reached. Lines
+ * the snapshot already holds are skipped: a crash between writing a snapshot and emptying the log
+ * leaves them, and replaying a put of an older state over the snapshot would bring it back.
+ */
+export function replayLog(
+  data: StoreData,
+  logFile: string,
+  log: string,
+  { checkRecord = null, logSeq = 0 }: ReplayOptions = {},
+): { replayed: number; torn: boolean; skipped: number; lastSeq: number } {
   const lines = log.split('\n');
   const tail = lines.pop() ?? ''; // '' when the log ends with a newline, as every complete append does
   const replayer = new Replayer(data);
   let replayed = 0;
+  let skipped = 0;
+  let lastSeq = logSeq;
   const corrupt = (number: number, problem: string) =>
     new Error(
       `the change log ${logFile} is corrupt at line ${number}: ${problem}. Only a torn last line (a crash mid-write) is skipped; fix or remove that line, or remove ${logFile} to lose the changes since the last snapshot; ${DO_NOT_RESET}.`,
     );
   const apply = (change: LogChange, number: number) => {
+    if (change.seq !== undefined) {
+      lastSeq = Math.max(lastSeq, change.seq);
+      if (change.seq <= logSeq) return void skipped++;
+    }
     const record = 'ins' in change ? change.ins : 'put' in change ? change.put : null;
     const problems = record && checkRecord ? checkRecord(change.c as CollectionName, record) : [];
     if (problems.length) throw corrupt(number, `the ${change.c} record ${JSON.stringify(record!.id).slice(0, 80)}: ${listed(problems)}`);
@@ -174,7 +212,7 @@ export function replayLog(data: StoreData, logFile: string, log: string, checkRe
     else apply(change, lines.length + 1);
   }
   replayer.finish();
-  return { replayed, torn };
+  return { replayed, torn, skipped, lastSeq };
 }
 
 const NAMES = new Set<string>(COLLECTION_NAMES);
@@ -189,6 +227,7 @@ function parseLine(line: string): LogChange | string {
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return 'not a JSON object';
   const change = parsed as Record<string, unknown>;
+  if (change.seq !== undefined && !isSeq(change.seq, 1)) return `"seq" is not an integer of 1 or more (${JSON.stringify(change.seq)})`;
   if (typeof change.c !== 'string' || !NAMES.has(change.c)) return `"c" is not a collection name (${JSON.stringify(change.c)})`;
   for (const kind of ['ins', 'put'] as const) {
     if (!(kind in change)) continue;
@@ -205,8 +244,9 @@ function parseLine(line: string): LogChange | string {
  * Replays the changes with an id -> position index per collection, as the live collection made
  * them: ins appends (insert), put replaces in place (update, replace), del leaves a hole removed at
  * the end (remove splices). An ins of an id already there moves it to the end: that happens only
- * when the log is replayed onto a snapshot that already holds it (a crash between writing a
- * snapshot and emptying the log), and makes that replay change nothing, record order included.
+ * when a log without seqs (an older sandbox's) is replayed onto a snapshot that already holds it,
+ * and makes that replay change nothing, record order included; lines with seqs the snapshot holds
+ * are skipped before they get here.
  */
 class Replayer {
   private readonly indexes = new Map<string, Map<string, number>>();

@@ -6,9 +6,11 @@
 // Changes to the same record within one interval collapse into one line (every authenticated
 // request updates its key pair's last_used_at). When the log grows past half the snapshot (1 MiB at
 // least), a new snapshot is written through lowdb (steno: temp file + rename, so FILE is always
-// whole) and the log is emptied; a crash between the two replays changes already in the snapshot,
-// which changes nothing (see the Replayer in persistence-load.ts). Every disk operation runs in one
-// queue, in order, so no append lands between a snapshot and the emptying of the log.
+// whole) and the log is emptied. Every line carries a seq, increasing over the file's life, and
+// the snapshot records the last one it holds (log_seq): after a crash between the two writes, the
+// lines left in the log are skipped at start instead of replayed over the newer snapshot (a put
+// would bring an older state back). Every disk operation runs in one queue, in order, so no append
+// lands between a snapshot and the emptying of the log.
 import { appendFile, writeFile } from 'node:fs/promises';
 import { Low } from 'lowdb';
 import { DataFile } from 'lowdb/node';
@@ -52,12 +54,15 @@ export class FilePersistence {
   private timer: NodeJS.Timeout | null = null;
   private queue: Promise<void> = Promise.resolve();
   private epoch = 0;
+  /** The seq of the last line appended (or loaded): every line gets the next; a snapshot records it as log_seq. */
+  private seq: number;
 
   constructor(
     readonly file: string,
     data: StoreData,
-    private readonly options: PersistenceOptions & { snapshotChars: number; logChars: number },
+    private readonly options: PersistenceOptions & { snapshotChars: number; logChars: number; lastSeq: number },
   ) {
+    this.seq = options.lastSeq;
     this.logFile = logFileOf(file);
     this.db = new Low<StoreData>(new DataFile<StoreData>(file, { parse: JSON.parse, stringify: (d) => this.captureSnapshot(d) }), data);
     this.stats = { appends: 0, appendedLines: 0, snapshots: 0, logChars: options.logChars, snapshotChars: options.snapshotChars };
@@ -168,7 +173,8 @@ export class FilePersistence {
     if (this.pending.length === 0) return;
     const lines = this.pending.length;
     let text = '';
-    for (const change of this.pending) text += `${JSON.stringify(change)}\n`; // records as they are now
+    // `{"seq":N,` then the change's own fields: records as they are now.
+    for (const change of this.pending) text += `{"seq":${++this.seq},${JSON.stringify(change).slice(1)}\n`;
     this.clearPending();
     try {
       await appendFile(this.logFile, text);
@@ -193,10 +199,14 @@ export class FilePersistence {
     this.snapshotDue = false;
   }
 
-  /** lowdb's stringify: the moment the state is captured, so what is buffered is in it. */
+  /**
+   * lowdb's stringify: the moment the state is captured, so what is buffered is in it. `log_seq`
+   * says which log lines it holds: replayed over it after a crash that left the log unemptied, they
+   * are skipped (a put of an older state would otherwise bring that state back).
+   */
   private captureSnapshot(data: StoreData): string {
     this.clearPending();
-    const text = JSON.stringify(data);
+    const text = `{"log_seq":${this.seq},${JSON.stringify(data).slice(1)}`;
     this.stats.snapshotChars = text.length;
     return text;
   }

@@ -41,6 +41,7 @@ export class Store {
       ...options,
       snapshotChars: loaded.snapshotChars,
       logChars: loaded.logChars,
+      lastSeq: loaded.lastSeq,
     });
     const store = new Store(persistence.db, persistence);
     await persistence.checkWritable();

@@ -74,11 +74,15 @@ function checkLog(file: string): string {
   }
   const lines = text.split('\n');
   lines.pop(); // '' after the last newline, or a torn last line
+  let previous = 0;
   for (const line of lines) {
-    const keys = Object.keys(JSON.parse(line));
-    expect(keys, line.slice(0, 200)).toHaveLength(2);
-    expect(keys[0]).toBe('c');
-    expect(['ins', 'put', 'del']).toContain(keys[1]);
+    const change = JSON.parse(line);
+    const keys = Object.keys(change);
+    expect(keys, line.slice(0, 200)).toHaveLength(3);
+    expect(keys.slice(0, 2)).toEqual(['seq', 'c']);
+    expect(['ins', 'put', 'del']).toContain(keys[2]);
+    expect(change.seq).toBeGreaterThan(previous); // increasing through the file's life
+    previous = change.seq;
   }
   return text;
 }

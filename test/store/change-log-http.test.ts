@@ -32,11 +32,22 @@ function snapshotOf(file: string) {
   const stat = statSync(file);
   return { text: readFileSync(file, 'utf8'), ino: stat.ino, mtimeMs: stat.mtimeMs, size: stat.size };
 }
-function logLines(file: string): any[] {
+/** The state a snapshot holds: the file without its log_seq (which lines of the log it holds). */
+function snapshotState(file: string): any {
+  const { log_seq, ...state } = JSON.parse(readFileSync(file, 'utf8'));
+  expect(Number.isSafeInteger(log_seq)).toBe(true);
+  return state;
+}
+/** The log's lines without their seq (checked to increase by one from `after` + 1). */
+function logLines(file: string, after?: number): any[] {
   return readFileSync(`${file}.log`, 'utf8')
     .split('\n')
     .filter((l) => l !== '')
-    .map((l) => JSON.parse(l));
+    .map((l, i) => {
+      const { seq, ...change } = JSON.parse(l);
+      if (after !== undefined) expect(seq).toBe(after + 1 + i);
+      return change;
+    });
 }
 const storedBuyer = async (sb: TestSandbox, id = BUYER) => sb.http.get(`/_sandbox/records/buyers/${id}?shape=stored`);
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -53,7 +64,7 @@ describe('changes go to the log, not the snapshot', () => {
     expectJson(put, 200);
     await fileStore(first).sync();
     expect(snapshotOf(file)).toEqual(before);
-    const lines = logLines(file);
+    const lines = logLines(file, 0);
     const live = store(first);
     // The buyer once, as stored now; besides it only the admin key pair (its last_used_at moved).
     expect(lines.filter((l) => l.c === 'buyers')).toEqual([{ c: 'buyers', put: JSON.parse(JSON.stringify(live.buyers.get(BUYER))) }]);
@@ -75,7 +86,8 @@ describe('changes go to the log, not the snapshot', () => {
     expect(read.body).toMatchObject({ display_name: 'Logged Jane', account_number: null, updated_at: put.body.updated_at });
     // Starting after a crash folds the log into a new snapshot, so the next start has nothing to replay.
     expect(readFileSync(`${file}.log`, 'utf8')).toBe('');
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(JSON.parse(JSON.stringify(fileStore(second).data)));
+    expect(snapshotState(file)).toEqual(JSON.parse(JSON.stringify(fileStore(second).data)));
+    expect(JSON.parse(readFileSync(file, 'utf8')).log_seq).toBe(lines.length); // the lines it holds
     expect(fileStore(second).persistenceStats).toMatchObject({ snapshots: 1, appends: 0, logChars: 0 });
   });
 
@@ -138,6 +150,29 @@ describe('starting from a log', () => {
     expect(store(second).buyers.get(other)).toEqual(store(first).buyers.get(other));
     expect(readFileSync(`${file}.log`, 'utf8')).toBe(''); // folded into the snapshot, torn tail gone
     expect(JSON.parse(readFileSync(file, 'utf8')).collections.buyers.find((b: any) => b.id === BUYER)).toEqual(buyer);
+  });
+
+  it('keeps the newer value when a crash between a snapshot and the emptying of the log left the old log', async () => {
+    const file = join(dir, 'compaction-crash.json');
+    const first = await open(file);
+    expectJson(await first.http.put(`/buyers/${BUYER}`).set('authorization', first.auth).send({ display_name: 'Older' }), 200);
+    await fileStore(first).sync();
+    const oldLog = readFileSync(`${file}.log`, 'utf8');
+    expect(logLines(file).find((l) => l.c === 'buyers').put.display_name).toBe('Older');
+    expectJson(await first.http.put(`/buyers/${BUYER}`).set('authorization', first.auth).send({ display_name: 'Newer' }), 200);
+    await fileStore(first).flush(); // a snapshot with "Newer", then the log emptied
+    writeFileSync(`${file}.log`, oldLog); // the files as the crash left them: new snapshot, old log
+
+    const second = await open(file);
+    expect((await storedBuyer(second)).body.display_name).toBe('Newer');
+    expect(snapshotState(file).collections.buyers.find((b: any) => b.id === BUYER).display_name).toBe('Newer');
+
+    // A data file can be imported as a snapshot as it is: its log_seq is accepted and ignored.
+    const asFile = JSON.parse(readFileSync(file, 'utf8'));
+    expect(asFile.log_seq).toBeGreaterThan(0);
+    const imported = await second.http.put('/_sandbox/snapshot').send(asFile);
+    expect(imported.status).toBe(200);
+    expect((await second.http.get('/_sandbox/snapshot')).body).not.toHaveProperty('log_seq');
   });
 
   it('fails boot naming FILE.log and the line when a line before the last is corrupt, leaving both files as they were', async () => {
@@ -207,7 +242,7 @@ describe('snapshots', () => {
     await fileStore(sb).sync();
     expect(readFileSync(`${file}.log`, 'utf8')).toBe('');
     // The fixtures again (with what the reset hooks then did, e.g. report schedules): the live state.
-    expect(readFileSync(file, 'utf8') === JSON.stringify(fileStore(sb).data)).toBe(true);
+    expect(JSON.stringify(snapshotState(file)) === JSON.stringify(fileStore(sb).data)).toBe(true);
     expect(JSON.parse(readFileSync(file, 'utf8')).collections.buyers.find((b: any) => b.id === BUYER).display_name).toBe('Jane Doe');
     expect(fileStore(sb).persistenceStats).toMatchObject({ snapshots: 2, logChars: 0, pending: 0 });
     const again = await open(file);
@@ -226,8 +261,7 @@ describe('snapshots', () => {
     expect((await sb.http.put('/_sandbox/snapshot').send(exported)).status).toBe(200);
     await fileStore(sb).sync();
     expect(readFileSync(`${file}.log`, 'utf8')).toBe('');
-    const saved = JSON.parse(readFileSync(file, 'utf8'));
-    expect(saved).toEqual(exported);
+    expect(snapshotState(file)).toEqual(exported);
     const again = await open(file);
     expectNotFound(await storedBuyer(again));
     expect(store(again).webhook_subscriptions.get(WEBHOOK)).toBeDefined(); // the import had it
@@ -241,7 +275,7 @@ describe('snapshots', () => {
     await fileStore(sb).flush();
     const live = await sb.http.get('/_sandbox/snapshot');
     await fileStore(sb).flush(); // the export may catch reports up; then nothing else changes
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(live.body);
+    expect(snapshotState(file)).toEqual(live.body);
     expect(readFileSync(`${file}.log`, 'utf8')).toBe('');
     // Nothing changed since: a second flush writes nothing.
     const written = snapshotOf(file);

@@ -35,6 +35,18 @@ function seed(): StoreData {
 }
 const json = (value: unknown) => JSON.parse(JSON.stringify(value));
 const logText = (file: string) => readFileSync(`${file}.log`, 'utf8');
+const logLines = (file: string) =>
+  logText(file)
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+/** The snapshot's log_seq, and its text without it: the state, as JSON.stringify gives it. */
+function snapshotOf(file: string): { logSeq: number; state: string } {
+  const text = readFileSync(file, 'utf8');
+  const match = /^\{"log_seq":(\d+),/.exec(text);
+  expect(match, 'a snapshot starts with its log_seq').not.toBeNull();
+  return { logSeq: Number(match![1]), state: `{${text.slice(match![0].length)}` };
+}
 const buyers = (store: Store) =>
   store.collections.buyers as unknown as {
     insert(r: object): void;
@@ -95,24 +107,76 @@ describe('replaying the log', () => {
     store.collections.webhook_subscriptions.remove('w1');
     await store.sync();
     const log = logText(file);
-    expect(
-      log
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l)),
-    ).toEqual([
-      { c: 'buyers', del: 'b1' },
-      { c: 'buyers', ins: { type: 'buyer', id: 'b1', display_name: 'back', merchant_account_id: 'default' } },
-      { c: 'buyers', put: { type: 'buyer', id: 'b2', display_name: 'two', merchant_account_id: 'default' } },
-      { c: 'buyers', ins: { type: 'buyer', id: 'b9', display_name: 'nine', merchant_account_id: 'default' } },
-      { c: 'webhook_subscriptions', del: 'w1' },
+    expect(logLines(file)).toEqual([
+      { seq: 1, c: 'buyers', del: 'b1' },
+      { seq: 2, c: 'buyers', ins: { type: 'buyer', id: 'b1', display_name: 'back', merchant_account_id: 'default' } },
+      { seq: 3, c: 'buyers', put: { type: 'buyer', id: 'b2', display_name: 'two', merchant_account_id: 'default' } },
+      { seq: 4, c: 'buyers', ins: { type: 'buyer', id: 'b9', display_name: 'nine', merchant_account_id: 'default' } },
+      { seq: 5, c: 'webhook_subscriptions', del: 'w1' },
     ]);
     await store.flush();
     expect(logText(file)).toBe('');
+    expect(snapshotOf(file).logSeq).toBe(5);
     writeFileSync(`${file}.log`, log); // as if the process died after the snapshot, before emptying the log
     const reopened = await Store.open(seed, { file, writeDelayMs: NO_TIMER });
     expect(json(reopened.data)).toEqual(json(store.data));
     expect(reopened.collections.buyers.all().map((b) => b.id)).toEqual(['b2', 'b3', 'b1', 'b9']);
+  });
+
+  it('does not bring back an older value when the log is replayed over a newer snapshot (the crash state of a compaction)', async () => {
+    const file = newFile();
+    const store = await Store.open(seed, { file, writeDelayMs: NO_TIMER });
+    buyers(store).update('b2', { display_name: 'old' });
+    buyers(store).insert({ type: 'buyer', id: 'b7', display_name: 'seven', merchant_account_id: 'default' });
+    await store.sync();
+    const log = logText(file); // seq 1: b2 "old", seq 2: b7 inserted
+    buyers(store).update('b2', { display_name: 'new' });
+    buyers(store).remove('b7');
+    await store.flush(); // the snapshot holds "new" and no b7, with log_seq 2; then the log is emptied
+    expect(snapshotOf(file).logSeq).toBe(2);
+    // The files a crash between the two writes leaves: the new snapshot, the old log.
+    writeFileSync(`${file}.log`, log);
+    const reopened = await Store.open(seed, { file, writeDelayMs: NO_TIMER });
+    expect(reopened.collections.buyers.get('b2')).toMatchObject({ display_name: 'new' });
+    expect(reopened.collections.buyers.get('b7')).toBeUndefined();
+    expect(json(reopened.data)).toEqual(json(store.data));
+    // Seqs go on from there, across the file's life: the next line after 2 is 3.
+    buyers(reopened).update('b3', { display_name: 'three' });
+    await reopened.sync();
+    expect(logLines(file)).toEqual([{ seq: 3, c: 'buyers', put: { type: 'buyer', id: 'b3', display_name: 'three', merchant_account_id: 'default' } }]);
+  });
+
+  it('replays only the lines after log_seq, and old lines without seq always', async () => {
+    const file = newFile();
+    writeFileSync(file, `{"log_seq":7,${JSON.stringify(seed()).slice(1)}`);
+    const b = (n: number, name: string) => ({ type: 'buyer', id: `b${n}`, display_name: name, merchant_account_id: 'default' });
+    writeFileSync(
+      `${file}.log`,
+      [
+        { seq: 6, c: 'buyers', put: b(1, 'in the snapshot already') },
+        { seq: 7, c: 'buyers', del: 'b2' },
+        { seq: 8, c: 'buyers', put: b(3, 'after the snapshot') },
+        { c: 'buyers', put: b(1, 'a line of an older sandbox') },
+      ]
+        .map((l) => `${JSON.stringify(l)}\n`)
+        .join(''),
+    );
+    const reopened = await Store.open(seed, { file, writeDelayMs: NO_TIMER });
+    expect(reopened.collections.buyers.all().map((r) => [r.id, r.display_name])).toEqual([
+      ['b1', 'a line of an older sandbox'],
+      ['b2', 'Buyer 2'],
+      ['b3', 'after the snapshot'],
+    ]);
+    expect(snapshotOf(file).logSeq).toBe(8); // folded in at start, the highest seq seen
+  });
+
+  it('loads a data file of an older sandbox (no log_seq, lines without seq)', async () => {
+    const file = newFile();
+    writeFileSync(file, JSON.stringify(seed()));
+    writeFileSync(`${file}.log`, `${JSON.stringify({ c: 'buyers', put: { type: 'buyer', id: 'b2', display_name: 'two', merchant_account_id: 'default' } })}\n`);
+    const reopened = await Store.open(seed, { file, writeDelayMs: NO_TIMER });
+    expect(reopened.collections.buyers.get('b2')).toMatchObject({ display_name: 'two' });
+    expect(snapshotOf(file)).toEqual({ logSeq: 0, state: JSON.stringify(reopened.data) });
   });
 
   it('writes nothing at a start after a graceful stop (empty log), and creates a missing log', async () => {
@@ -143,18 +207,13 @@ describe('a whole new state', () => {
     await store.sync();
     expect(store.persistenceStats).toMatchObject({ appends: 0, snapshots: 2, logChars: 0, pending: 0 });
     expect(logText(file)).toBe('');
-    expect(readFileSync(file, 'utf8')).toBe(JSON.stringify(store.data));
+    expect(snapshotOf(file).state).toBe(JSON.stringify(store.data));
 
     old.update('b2', { display_name: 'into the old state' });
     old.insert({ type: 'buyer', id: 'ghost', display_name: 'ghost', merchant_account_id: 'default' });
     buyers(store).update('b3', { display_name: 'after' });
     await store.sync();
-    expect(
-      logText(file)
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l)),
-    ).toEqual([{ c: 'buyers', put: { type: 'buyer', id: 'b3', display_name: 'after', merchant_account_id: 'default' } }]);
+    expect(logLines(file)).toEqual([{ seq: 1, c: 'buyers', put: { type: 'buyer', id: 'b3', display_name: 'after', merchant_account_id: 'default' } }]);
     const reopened = await Store.open(seed, { file, writeDelayMs: NO_TIMER });
     expect(reopened.collections.buyers.all().map((b) => [b.id, b.display_name])).toEqual([
       ['b2', 'Buyer 2'],
@@ -177,7 +236,7 @@ describe('compaction', () => {
     await store.sync();
     expect(store.persistenceStats).toMatchObject({ appends: 2, appendedLines: 21, snapshots: 2, logChars: 0, pending: 0 });
     expect(logText(file)).toBe('');
-    expect(readFileSync(file, 'utf8')).toBe(JSON.stringify(store.data));
+    expect(snapshotOf(file)).toEqual({ logSeq: 21, state: JSON.stringify(store.data) });
     expect(store.persistenceStats!.snapshotChars).toBe(readFileSync(file, 'utf8').length);
   });
 });

@@ -87,9 +87,14 @@ describe('a data file that is not what it should be', () => {
     [
       'an unknown top-level key',
       () => variant((d) => (d.extra = true)),
-      (f) => `the data file ${f}: unknown top-level key "extra" (a data file holds schema_version, seed and collections).`,
+      (f) => `the data file ${f}: unknown top-level key "extra" (a data file holds schema_version, seed, collections and log_seq).`,
     ],
     ['a seed that is not an integer', () => variant((d) => (d.seed = '4010')), (f) => `the data file ${f}: seed must be an integer, not string "4010".`],
+    [
+      'a log_seq that is not a count',
+      () => variant((d) => (d.log_seq = -1)),
+      (f) => `the data file ${f}: log_seq must be an integer of 0 or more, not number -1.`,
+    ],
     ['JSON of another shape', () => JSON.stringify({ hello: 'world' }), (f) => `the data file ${f} is not a payments-sandbox data file`],
   ];
 
