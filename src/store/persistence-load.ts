@@ -121,17 +121,20 @@ function dataFileProblem(data: StoreData, checkRecord: RecordChecker | null): st
     if (records === undefined) continue;
     if (!Array.isArray(records)) return `collections.${collection} must be an array of records, not ${describe(records)}`;
     const seen = new Map<unknown, number>();
-    records.forEach((record: unknown, index) => {
+    for (const [index, record] of (records as unknown[]).entries()) {
       const where = `${collection}[${index}]`;
-      if (!isObject(record)) return void problems.push(`${where} must be a record (a JSON object), not ${describe(record)}`);
+      if (!isObject(record)) {
+        problems.push(`${where} must be a record (a JSON object), not ${describe(record)}`);
+        continue;
+      }
       const id = (record as { id?: unknown }).id;
       const named = `${where} (id ${JSON.stringify(id)?.slice(0, 80) ?? 'missing'})`;
       const found = checkRecord ? checkRecord(collection, record) : typeof id === 'string' && id !== '' ? [] : ['id must be a non-empty string'];
-      if (found.length) return void problems.push(`${named}: ${listed(found)}`);
       const first = seen.get(id);
-      if (first !== undefined) return void problems.push(`${named}: the same id as ${collection}[${first}]; ids are unique in a collection`);
-      seen.set(id, index);
-    });
+      if (found.length) problems.push(`${named}: ${listed(found)}`);
+      else if (first !== undefined) problems.push(`${named}: the same id as ${collection}[${first}]; ids are unique in a collection`);
+      else seen.set(id, index);
+    }
   }
   if (!problems.length) return null;
   const more = problems.length - 1;
