@@ -8,6 +8,12 @@ export interface SandboxConfig {
   seed: number;
   /** JSON file the default namespace persists to; null keeps state in memory. */
   dataFile: string | null;
+  /**
+   * With a data file, when a change acknowledged by a 2xx reaches the disk itself (it is always in
+   * the change log, written with write(2), before the answer): `always` fsyncs before answering,
+   * `batch` within 100 ms after, `never` leaves it to the OS.
+   */
+  fsync: 'always' | 'batch' | 'never';
   /** `jwt` verifies bearer tokens; `none` accepts any request (loudly). */
   auth: 'jwt' | 'none';
   /** Check every response against openapi.json (always on in the test suite). */
@@ -46,6 +52,7 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     port: 4010,
     seed: DEFAULT_SEED,
     dataFile: null,
+    fsync: 'batch',
     auth: 'jwt',
     validateResponses: false,
     journalSize: 10_000,

@@ -86,7 +86,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const fixtures = () => fixtureSource.fixtures();
   // A data file loads only when every record passes the checks of a snapshot import.
   const checkRecord = dataFileRecordCheck(admin.spec.compiler);
-  const defaultStore = await Store.open(fixtures, { file: config.dataFile ?? undefined, checkRecord });
+  const defaultStore = await Store.open(fixtures, { file: config.dataFile ?? undefined, fsync: config.fsync, checkRecord });
   const namespaces = new NamespaceRegistry({ fixtures, defaultStore, cap: config.namespaceCap });
   namespaces.onCreate((ns) => attachScenarioRuntime(ns, scenarios, config.seed)); // scenario state, report clock
   return {

@@ -3,7 +3,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Handler } from 'hono';
 import { ApiError } from '../http/api-error.js';
-import { writeResult } from '../http/dispatch.js';
+import { whenRecorded, writeResult } from '../http/dispatch.js';
 import type { SandboxEnv } from '../http/env.js';
 import { readJsonBody } from '../http/validate.js';
 import type { SandboxDeps } from '../sandbox.js';
@@ -22,7 +22,8 @@ export function adminRoutes(deps: SandboxDeps): Handler<SandboxEnv> {
     const headers = Object.fromEntries(c.req.raw.headers);
     validateRequest(operation, { path: params, query, header: headers, body });
     const result = await handlers[operation.id]({ deps, ns: c.get('ns'), params, query, headers, body, requestId: c.get('requestId') });
-    return writeResult(c, result, deps.config.validateResponses);
+    // Reset, import and the records API change the default namespace's file-backed store too (?all=true).
+    return whenRecorded(deps.namespaces.get().store, writeResult(c, result, deps.config.validateResponses));
   };
 }
 

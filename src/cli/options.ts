@@ -62,6 +62,14 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     help: 'JSON file the default namespace persists to (default: state in memory)',
   },
   {
+    key: 'fsync',
+    flag: 'fsync',
+    env: ['SANDBOX_FSYNC'],
+    kind: { type: 'enum', values: ['always', 'batch', 'never'] },
+    arg: 'always|batch|never',
+    help: 'with --data-file, when an acknowledged change reaches the disk: before the answer, within 100 ms, or when the OS decides (default batch)',
+  },
+  {
     key: 'fixturesDir',
     flag: 'fixtures-dir',
     aliases: ['fixtures'],

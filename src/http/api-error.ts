@@ -33,6 +33,7 @@ export const ERROR_CODES: Record<number, string> = {
   429: 'too_many_requests',
   500: 'server_error',
   502: 'bad_gateway',
+  503: 'service_unavailable',
   504: 'gateway_timeout',
 };
 

@@ -7,7 +7,8 @@ import type { RequestLifecycle } from '../resources/reports/scheduler.js';
 import type { HandlerContext, HandlerMap, HandlerResult, HandlerServices } from '../resources/types.js';
 import type { Operation } from '../spec/operations.js';
 import type { Namespace } from '../store/namespaces.js';
-import type { CollectionMap } from '../store/store.js';
+import type { CollectionMap, Store } from '../store/store.js';
+import { ApiError } from './api-error.js';
 import type { Principal, SandboxEnv } from './env.js';
 import { emptyResponse, jsonResponse, jsonTextResponse } from './json-response.js';
 import type { Answer } from './pipeline.js';
@@ -23,9 +24,29 @@ export function dispatch(options: DispatchOptions): Answer {
   return function dispatchToHandler(c) {
     const result = runHandler(c, options);
     // Most handlers answer at once; only a few wait (key generation, for one).
-    if (result instanceof Promise) return result.then((r) => writeResult(c, r, options.validateResponses));
-    return writeResult(c, result, options.validateResponses);
+    if (result instanceof Promise) return result.then((r) => whenRecorded(c.get('ns').store, writeResult(c, r, options.validateResponses)));
+    return whenRecorded(c.get('ns').store, writeResult(c, result, options.validateResponses));
   };
+}
+
+/**
+ * The answer, once `store` has made durable every change it may show (a data file's change log
+ * holds them: see Store.whenDurable), so a 2xx means the change is recorded; a 503 instead when
+ * that write failed. At once, with no promise, when nothing is pending (every memory store).
+ */
+export function whenRecorded(store: Store, response: Response): Response | Promise<Response> {
+  const durable = store.whenDurable();
+  return durable === undefined ? response : durable.then(() => response, notRecorded);
+}
+
+function notRecorded(err: Error): never {
+  throw new ApiError(
+    503,
+    'service_unavailable',
+    `The change could not be recorded in the data file (${err.message}), so it is not acknowledged: it is in memory, and kept only if the sandbox writes a snapshot before it stops. Free the disk or fix the file, then retry.`,
+    [],
+    { headers: { 'retry-after': '1' } },
+  );
 }
 
 export function runHandler(c: Context<SandboxEnv>, options: DispatchOptions): HandlerResult | Promise<HandlerResult> {

@@ -1,7 +1,8 @@
 // The state of one namespace: lowdb data holding typed collections. In memory by default; with a
-// data file, FILE is a snapshot (written whole and atomically by lowdb) and every change goes to an
-// append-only log FILE.log, appended a few times a second (src/store/persistence.ts), so a PUT never
-// rewrites a large file. At start the log is replayed onto the snapshot (persistence-load.ts).
+// data file, FILE is a snapshot (written whole and atomically) and every change goes to an
+// append-only log FILE.log before any answer that may show it is sent (src/store/persistence.ts),
+// so a PUT never rewrites a large file and a 2xx means the change is in the log. At start the log
+// is replayed onto the snapshot (persistence-load.ts).
 import { Low, Memory } from 'lowdb';
 import { Collection } from './collection.js';
 import { FilePersistence, type PersistenceOptions, type PersistenceStats } from './persistence.js';
@@ -44,7 +45,7 @@ export class Store {
       lastSeq: loaded.lastSeq,
     });
     const store = new Store(persistence.db, persistence);
-    await persistence.checkWritable();
+    persistence.checkWritable();
     if (!loaded.data || loaded.logChars > 0) await persistence.snapshot();
     return store;
   }
@@ -80,6 +81,15 @@ export class Store {
   /** Appends the buffered changes to the log now (no snapshot unless one is due); resolves once on disk. */
   async sync(): Promise<void> {
     await this.persistence?.sync();
+  }
+
+  /**
+   * For whoever answers a request: resolves once the change log holds every change made so far
+   * (rejects when that write failed: the answer must then not be a success). Undefined when there
+   * is nothing to wait for, always for a memory-only store: no promise, no cost.
+   */
+  whenDurable(): Promise<void> | undefined {
+    return this.persistence?.whenDurable();
   }
 
   get persistent(): boolean {

@@ -47,6 +47,7 @@ describe('usage errors', () => {
     ['an unknown command', ['serve'], {}, "unknown command 'serve' (commands: start, token; see payments-sandbox --help)"],
     ['a bad flag value', ['--port', 'eighty'], {}, '--port must be an integer from 0 to 65535, got "eighty" (from flag --port)'],
     ['a bad variable', [], { SANDBOX_AUTH: 'off' }, '--auth must be one of jwt, none, got "off" (from environment variable SANDBOX_AUTH)'],
+    ['an fsync policy that does not exist', ['--fsync', 'sometimes'], {}, '--fsync must be one of always, batch, never, got "sometimes" (from flag --fsync)'],
     ['a missing --config file', ['--config', 'nope.json'], {}, `the config file ${join(cwd, 'nope.json')} does not exist`],
     ['a config file that is not JSON', ['--config', 'broken.json'], {}, `the config file ${join(cwd, 'broken.json')} is not valid JSON`],
     ['an unknown config key', ['--config', 'typo.json'], {}, `the config file ${join(cwd, 'typo.json')} has unknown key "seeed"`],

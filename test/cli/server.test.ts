@@ -47,7 +47,7 @@ describe('start-up banner', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sandbox-banner-'));
     running = await startCli(['--port', '0', '--auth', 'none', '--data-file', join(dir, 'db.json'), '--watch']);
     expect(row(running, 'auth')).toBe('none: no token needed');
-    expect(row(running, 'state')).toBe(`data file ${join(dir, 'db.json')} (flushed on exit)`);
+    expect(row(running, 'state')).toBe(`data file ${join(dir, 'db.json')} (every change logged before its answer, fsync batch)`);
     expect(row(running, 'token')).toBeUndefined();
     expect(bannerLines(running)).toContain(
       'WARNING: --auth none: every request is accepted without a token; clients that send a bad token will not find out here',
