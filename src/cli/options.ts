@@ -2,6 +2,7 @@
 // kind and help line. The loader, the --help text and the README all read this table, so a new
 // option is one line here.
 import { MIN_ADMIN_TOKEN_LENGTH, type SandboxConfig } from '../config.js';
+import { FSYNC_POLICIES } from '../store/persistence.js';
 
 export type OptionKind =
   /** `minLength`: fewest characters; `secret`: a refused value is not echoed in the message. */
@@ -65,7 +66,7 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     key: 'fsync',
     flag: 'fsync',
     env: ['SANDBOX_FSYNC'],
-    kind: { type: 'enum', values: ['always', 'batch', 'never'] },
+    kind: { type: 'enum', values: FSYNC_POLICIES },
     arg: 'always|batch|never',
     help: 'with --data-file, when an acknowledged change reaches the disk: before the answer, within 100 ms, or when the OS decides (default batch)',
   },

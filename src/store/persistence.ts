@@ -113,6 +113,7 @@ export class FilePersistence {
   ) {
     this.seq = options.lastSeq;
     this.fsync = options.fsync ?? 'batch';
+    if (!FSYNC_POLICIES.includes(this.fsync)) throw new Error(`fsync must be one of ${FSYNC_POLICIES.join(', ')}, not ${JSON.stringify(this.fsync)}`);
     this.logFile = logFileOf(file);
     this.db = new Low<StoreData>(new SnapshotFile<StoreData>(file, (d) => this.captureSnapshot(d), this.fsync !== 'never'), data);
     this.stats = { appends: 0, appendedLines: 0, snapshots: 0, fsyncs: 0, failedWrites: 0, logChars: options.logChars, snapshotChars: options.snapshotChars };

@@ -334,6 +334,12 @@ describe('fsync policies', () => {
 });
 
 describe('failures', () => {
+  it('refuses an fsync policy it does not know, writing nothing', async () => {
+    const file = newFile();
+    await expect(Store.open(seed, { file, fsync: 'sometimes' as never })).rejects.toThrow('fsync must be one of always, batch, never, not "sometimes"');
+    expect(existsSync(file)).toBe(false);
+  });
+
   it('fails to open naming the log when its folder does not exist', async () => {
     const file = join(dir, 'no-such-folder', 'state.json');
     await expect(Store.open(seed, { file })).rejects.toThrow(`the change log ${file}.log cannot be written: ENOENT`);
