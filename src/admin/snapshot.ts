@@ -5,7 +5,7 @@ import { ApiError, type ErrorDetail } from '../http/api-error.js';
 import { catchUpReports } from '../resources/reports/scheduler.js';
 import { summarize } from '../spec/operations.js';
 import type { SchemaCompiler } from '../spec/schema-compiler.js';
-import type { RecordChecker } from '../store/persistence-load.js';
+import type { RecordChecker } from '../store/data-file-checks.js';
 import { COLLECTION_NAMES, type CollectionName, type StoreData } from '../store/records.js';
 import { recordProblems } from './record-shapes.js';
 import type { AdminHandlerMap } from './types.js';

@@ -8,7 +8,7 @@
 // released when it completes. Changes to the same record within one append collapse into one line
 // (every authenticated request updates its key pair's last_used_at). The fsync policy says when
 // the disk itself (not only the OS) holds an append: `always` before releasing it, `batch` within
-// FSYNC_BATCH_MS after it, `never` when the OS decides.
+// FSYNC_BATCH_MS after it, `never` when the OS decides (change-log-file.ts).
 //
 // When the log grows past half the snapshot (1 MiB at least), a new snapshot is written (temporary
 // file renamed over FILE, so FILE is always whole: snapshot-file.ts) and the log is emptied. Every
@@ -16,19 +16,14 @@
 // holds (log_seq): after a crash between the two writes, the lines left in the log are skipped at
 // start instead of replayed over the newer snapshot (a put would bring an older state back). One
 // disk operation runs at a time, so no append lands between a snapshot and the emptying of the log.
-import { fdatasync, ftruncate, openSync, write } from 'node:fs';
 import { Low } from 'lowdb';
+import { ChangeLogFile, type FsyncPolicy } from './change-log-file.js';
 import type { CollectionListener } from './collection.js';
 import { type LogChange, logFileOf } from './persistence-load.js';
 import type { StoreData } from './records.js';
 import { SnapshotFile } from './snapshot-file.js';
 
-/** When an append reaches the disk itself: before it is acknowledged, within FSYNC_BATCH_MS, or when the OS decides. */
-export type FsyncPolicy = 'always' | 'batch' | 'never';
-export const FSYNC_POLICIES: readonly FsyncPolicy[] = ['always', 'batch', 'never'];
-
-/** With `batch`: the most time an acknowledged append may wait for its fsync. */
-export const FSYNC_BATCH_MS = 100;
+export { FSYNC_POLICIES, type FsyncPolicy } from './change-log-file.js';
 
 export interface PersistenceOptions {
   /** Default `batch`. */
@@ -83,8 +78,8 @@ type WriteKind = 'due' | 'snapshot' | 'flush';
 export class FilePersistence {
   readonly db: Low<StoreData>;
   readonly logFile: string;
-  private readonly stats: Omit<PersistenceStats, 'pending' | 'seq'>;
-  private readonly fsync: FsyncPolicy;
+  private readonly log: ChangeLogFile;
+  private readonly stats: Omit<PersistenceStats, 'pending' | 'seq' | 'fsyncs'>;
   private pending: LogChange[] = [];
   /** `collection \n id` -> position in `pending` of that record's ins or put, to collapse repeats. */
   private readonly pendingPuts = new Map<string, number>();
@@ -93,8 +88,6 @@ export class FilePersistence {
   private epoch = 0;
   /** The seq of the last line appended (or loaded): every line gets the next; a snapshot records it as log_seq. */
   private seq: number;
-  /** The open log (O_APPEND), from checkWritable() on. */
-  private fd = -1;
   /** Requests waiting on the changes in `pending` (or on the snapshot due). */
   private next: Waiters | null = null;
   /** Requests waiting on the write in progress. */
@@ -102,9 +95,6 @@ export class FilePersistence {
   /** The disk operation in progress (never rejects); null when idle. */
   private writing: Promise<void> | null = null;
   private immediate: NodeJS.Immediate | null = null;
-  /** With fsync `batch`: an append not yet flushed to the disk, and the timer that will. */
-  private unsynced = false;
-  private fsyncTimer: NodeJS.Timeout | null = null;
 
   constructor(
     readonly file: string,
@@ -112,11 +102,11 @@ export class FilePersistence {
     private readonly options: PersistenceOptions & { snapshotChars: number; logChars: number; lastSeq: number },
   ) {
     this.seq = options.lastSeq;
-    this.fsync = options.fsync ?? 'batch';
-    if (!FSYNC_POLICIES.includes(this.fsync)) throw new Error(`fsync must be one of ${FSYNC_POLICIES.join(', ')}, not ${JSON.stringify(this.fsync)}`);
+    const fsync = options.fsync ?? 'batch';
     this.logFile = logFileOf(file);
-    this.db = new Low<StoreData>(new SnapshotFile<StoreData>(file, (d) => this.captureSnapshot(d), this.fsync !== 'never'), data);
-    this.stats = { appends: 0, appendedLines: 0, snapshots: 0, fsyncs: 0, failedWrites: 0, logChars: options.logChars, snapshotChars: options.snapshotChars };
+    this.log = new ChangeLogFile(this.logFile, fsync);
+    this.db = new Low<StoreData>(new SnapshotFile<StoreData>(file, (d) => this.captureSnapshot(d), fsync !== 'never'), data);
+    this.stats = { appends: 0, appendedLines: 0, snapshots: 0, failedWrites: 0, logChars: options.logChars, snapshotChars: options.snapshotChars };
   }
 
   /**
@@ -198,15 +188,11 @@ export class FilePersistence {
 
   /** Opens the log for appending (creating it empty when missing), so a bad path fails at start. */
   checkWritable(): void {
-    try {
-      this.fd = openSync(this.logFile, 'a');
-    } catch (err) {
-      throw new Error(`the change log ${this.logFile} cannot be written: ${(err as Error).message}. Fix its path or permissions.`);
-    }
+    this.log.open();
   }
 
   getStats(): PersistenceStats {
-    return { ...this.stats, pending: this.pending.length, seq: this.seq };
+    return { ...this.stats, fsyncs: this.log.fsyncs, pending: this.pending.length, seq: this.seq };
   }
 
   /** A write at the end of this turn of the event loop, so the changes of every request handled in it go in one append. */
@@ -270,8 +256,7 @@ export class FilePersistence {
     for (const change of this.pending) text += `{"seq":${++this.seq},${JSON.stringify(change).slice(1)}\n`;
     this.clearPending();
     try {
-      await this.append(text);
-      if (this.fsync === 'always') await this.datasync();
+      await this.log.append(text);
     } catch (err) {
       // The log may now end in a partial line and these changes are not (surely) in it: only a
       // snapshot can continue (it holds everything in memory), never another append.
@@ -281,50 +266,12 @@ export class FilePersistence {
     this.stats.appends++;
     this.stats.appendedLines += lines;
     this.stats.logChars += text.length;
-    if (this.fsync === 'batch') this.syncSoon();
-  }
-
-  /** One write(2) of the whole text on the O_APPEND descriptor; a short write (a full disk) goes on with the rest, or fails. */
-  private append(text: string): Promise<void> {
-    const bytes = Buffer.from(text);
-    return new Promise((resolve, reject) => {
-      const from = (offset: number) =>
-        write(this.fd, bytes, offset, bytes.length - offset, null, (err, written) => {
-          if (err) reject(err);
-          else if (written === 0) reject(new Error(`appending to ${this.logFile} wrote nothing`));
-          else if (offset + written < bytes.length) from(offset + written);
-          else resolve();
-        });
-      from(0);
-    });
-  }
-
-  private datasync(): Promise<void> {
-    return new Promise((resolve, reject) =>
-      fdatasync(this.fd, (err) => {
-        if (err) return reject(err);
-        this.stats.fsyncs++;
-        resolve();
-      }),
-    );
-  }
-
-  /** With fsync `batch`: flush the log to the disk within FSYNC_BATCH_MS of an append (one fdatasync for every append in that time). */
-  private syncSoon(): void {
-    this.unsynced = true;
-    this.fsyncTimer ??= setTimeout(() => {
-      this.fsyncTimer = null;
-      if (!this.unsynced) return;
-      this.unsynced = false;
-      this.datasync().catch((err) => process.emitWarning(`payments-sandbox: fsync of ${this.logFile} failed: ${(err as Error).message}`));
-    }, FSYNC_BATCH_MS).unref(); // a stop flushes with a snapshot: the timer must not hold the process
   }
 
   private async writeSnapshot(): Promise<void> {
     this.snapshotDue = true; // until the log is emptied: a failure here is retried by the next write
     await this.db.write(); // stringifies now (captureSnapshot), then writes FILE whole (and durably, unless fsync never)
-    await new Promise<void>((resolve, reject) => ftruncate(this.fd, 0, (err) => (err ? reject(err) : resolve())));
-    this.unsynced = false; // what the log held is in the snapshot now
+    await this.log.truncate();
     this.stats.logChars = 0;
     this.stats.snapshots++;
     this.snapshotDue = false;

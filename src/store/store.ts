@@ -5,8 +5,9 @@
 // is replayed onto the snapshot (persistence-load.ts).
 import { Low, Memory } from 'lowdb';
 import { Collection } from './collection.js';
+import type { RecordChecker } from './data-file-checks.js';
 import { FilePersistence, type PersistenceOptions, type PersistenceStats } from './persistence.js';
-import { loadDataFile, type RecordChecker } from './persistence-load.js';
+import { loadDataFile } from './persistence-load.js';
 import { COLLECTION_NAMES, type CollectionName, type Collections, type StoreData } from './records.js';
 
 export type CollectionMap = { [K in CollectionName]: Collection<Collections[K] & { id: string }> };
