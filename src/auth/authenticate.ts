@@ -66,9 +66,10 @@ function authorize(c: Context<SandboxEnv>, verified: VerifiedToken): void {
   const pair = verified.pair;
   // Authenticated: the pair was used, whether or not this operation is then allowed. Written only
   // when the instant changed: a busy client would otherwise rewrite the record (and, with --data,
-  // append it to the change log) on every request of the same millisecond.
+  // append it to the change log) on every request of the same millisecond. Incidental: a read does
+  // not wait for it to reach the data file's log.
   const now = c.get('ns').clock.nowIso();
-  if (pair.last_used_at !== now) store.collections.api_key_pairs.update(pair.id, { last_used_at: now });
+  if (pair.last_used_at !== now) store.collections.api_key_pairs.update(pair.id, { last_used_at: now }, { incidental: true });
   checkScope(operation.id, operation.scopes, verified.scopes, roleScopesOf(store.collections.roles, pair.role_ids), pair.id);
   checkMerchantAccess(store, c.get('merchantAccountId'), pair.merchant_account_ids, pair.id);
   const principal: Principal = { kind: 'key-pair', keyPair: pair, scopes: verified.scopes, claims: verified.claims as Record<string, unknown> };

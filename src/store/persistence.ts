@@ -88,6 +88,10 @@ export class FilePersistence {
   private epoch = 0;
   /** The seq of the last line appended (or loaded): every line gets the next; a snapshot records it as log_seq. */
   private seq: number;
+  /** Whether `pending` holds a change an answer must wait for (not only incidental ones). */
+  private pendingAwaited = false;
+  /** Whether the write in progress holds such a change. */
+  private writingAwaited = false;
   /** Requests waiting on the changes in `pending` (or on the snapshot due). */
   private next: Waiters | null = null;
   /** Requests waiting on the write in progress. */
@@ -118,7 +122,7 @@ export class FilePersistence {
     const epoch = ++this.epoch;
     return {
       ins: (collection, row) => epoch === this.epoch && this.ins(collection, row),
-      put: (collection, row) => epoch === this.epoch && this.put(collection, row),
+      put: (collection, row, incidental) => epoch === this.epoch && this.put(collection, row, incidental),
       del: (collection, id) => epoch === this.epoch && this.del(collection, id),
     };
   }
@@ -126,10 +130,12 @@ export class FilePersistence {
   private ins(collection: string, row: { id: string }): void {
     // Live, an insert means the id is absent, so a delete came first and no put of it is pending.
     this.pendingPuts.set(`${collection}\n${row.id}`, this.pending.push({ c: collection, ins: row }) - 1);
+    this.pendingAwaited = true;
     this.schedule();
   }
 
-  private put(collection: string, row: { id: string }): void {
+  private put(collection: string, row: { id: string }, incidental = false): void {
+    if (!incidental) this.pendingAwaited = true;
     const key = `${collection}\n${row.id}`;
     const at = this.pendingPuts.get(key);
     // Same record again since the last append: one line (an ins stays an ins) with its latest state.
@@ -142,6 +148,7 @@ export class FilePersistence {
   private del(collection: string, id: string): void {
     // A put after this delete must come after it in the log, so it cannot collapse into an earlier one.
     this.pendingPuts.delete(`${collection}\n${id}`);
+    this.pendingAwaited = true;
     this.pending.push({ c: collection, del: id });
     this.schedule();
   }
@@ -155,13 +162,14 @@ export class FilePersistence {
 
   /**
    * Resolves once the log (or a snapshot) holds every change made so far; rejects when that write
-   * failed. Undefined when nothing is pending or being written: a read, and every answer of a quiet
-   * store, costs no promise. An answer waiting on a write in progress that holds none of its own
-   * changes still waits: it may show changes that write holds, and must not show what may be lost.
+   * failed. Undefined when no change is pending or being written but incidental ones: a read, and
+   * every answer of a quiet store, costs no promise. An answer waiting on a write in progress that
+   * holds none of its own changes still waits: it may show changes that write holds, and must not
+   * show what may be lost.
    */
   whenDurable(): Promise<void> | undefined {
-    if (this.pending.length > 0 || this.snapshotDue) return (this.next ??= waiters()).promise;
-    if (this.writing) return (this.inFlight ??= waiters()).promise;
+    if (this.pendingAwaited || this.snapshotDue) return (this.next ??= waiters()).promise;
+    if (this.writing && this.writingAwaited) return (this.inFlight ??= waiters()).promise;
     return undefined;
   }
 
@@ -219,6 +227,8 @@ export class FilePersistence {
     while (this.writing) await this.writing;
     this.inFlight = this.next; // the requests whose changes this write takes
     this.next = null;
+    this.writingAwaited = this.pendingAwaited || this.snapshotDue || kind !== 'due';
+    this.pendingAwaited = false;
     const run = this.write(kind);
     this.writing = run.then(() => undefined);
     const failure = await run;
@@ -292,6 +302,7 @@ export class FilePersistence {
   private clearPending(): void {
     this.pending = [];
     this.pendingPuts.clear();
+    this.pendingAwaited = false;
   }
 
   private compactLimit(): number {

@@ -291,6 +291,33 @@ describe('group commit', () => {
     expect(store.persistenceStats).toMatchObject({ appends: 2, appendedLines: 3 });
   });
 
+  it('keeps nobody waiting for an incidental change (last_used_at), but appends it with the next batch', async () => {
+    const file = newFile();
+    const store = await Store.open(seed, { file });
+    const touch = (name: string) => (store.collections.buyers as any).update('b1', { display_name: name }, { incidental: true });
+    touch('incidental 1');
+    expect(store.whenDurable()).toBeUndefined(); // a read that only touched its key pair: no wait, no promise
+    expect(store.persistenceStats!.pending).toBe(1);
+    await vi.waitFor(() => expect(logLines(file)).toEqual([{ seq: 1, c: 'buyers', put: expect.objectContaining({ display_name: 'incidental 1' }) }]), {
+      timeout: 5_000,
+      interval: 5,
+    });
+    // Beside a change that is waited for, it goes in the same append; and answers wait for that one.
+    touch('incidental 2');
+    buyers(store).update('b2', { display_name: 'awaited' });
+    const durable = store.whenDurable()!;
+    expect(durable).toBeInstanceOf(Promise);
+    await durable;
+    expect(logLines(file).slice(1)).toEqual([
+      { seq: 2, c: 'buyers', put: expect.objectContaining({ id: 'b1', display_name: 'incidental 2' }) },
+      { seq: 3, c: 'buyers', put: expect.objectContaining({ id: 'b2', display_name: 'awaited' }) },
+    ]);
+    // While an append of incidental changes only is in flight, nobody waits either.
+    touch('incidental 3');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(store.whenDurable()).toBeUndefined();
+  });
+
   it('makes a reset (a whole new state) durable as a snapshot before releasing its waiters', async () => {
     const file = newFile();
     const store = await Store.open(seed, { file });
