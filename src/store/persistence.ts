@@ -6,7 +6,8 @@
 // cheap: the changes made during one turn of the event loop, and those made while an append is in
 // flight, go out in one append (one write(2) on the open log), and every request waiting on them is
 // released when it completes. Changes to the same record within one append collapse into one line
-// (every authenticated request updates its key pair's last_used_at). The fsync policy says when
+// (every authenticated request updates its key pair's last_used_at: an incidental change, appended
+// like the others, that no answer waits for). The fsync policy says when
 // the disk itself (not only the OS) holds an append: `always` before releasing it, `batch` within
 // FSYNC_BATCH_MS after it, `never` when the OS decides (change-log-file.ts).
 //
