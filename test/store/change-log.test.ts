@@ -344,12 +344,19 @@ describe('fsync policies', () => {
     expect(store.persistenceStats).toMatchObject({ appends: 5, fsyncs: 5 });
   });
 
-  it('batch (the default): released at write(2), flushed by one fsync shortly after', async () => {
+  it('batch (the default): released at write(2), then one fsync for every append of the next 100 ms', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }); // the fsync timer; appends and setImmediate stay real
     const store = await Store.open(seed, { file: newFile() });
     await writes(store, 5);
-    expect(store.persistenceStats!.appends).toBe(5);
-    expect(store.persistenceStats!.fsyncs).toBeLessThan(5);
-    await vi.waitFor(() => expect(store.persistenceStats!.fsyncs).toBeGreaterThanOrEqual(1), { timeout: 5_000, interval: 10 });
+    expect(store.persistenceStats).toMatchObject({ appends: 5, fsyncs: 0 }); // nobody waited for the disk
+    vi.advanceTimersByTime(99);
+    expect(store.persistenceStats!.fsyncs).toBe(0);
+    vi.advanceTimersByTime(1);
+    await vi.waitFor(() => expect(store.persistenceStats!.fsyncs).toBe(1), { timeout: 5_000, interval: 5 });
+    await writes(store, 2);
+    vi.advanceTimersByTime(100);
+    await vi.waitFor(() => expect(store.persistenceStats!.fsyncs).toBe(2), { timeout: 5_000, interval: 5 });
+    expect(vi.getTimerCount()).toBe(0); // no timer left armed without appends
   });
 
   it('never: no fsync of the log', async () => {
