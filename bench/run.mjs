@@ -233,6 +233,16 @@ for (const key of ['get', 'put', 'list']) {
   ]);
 }
 await stopChild(base.child);
+// The same PUT with a data file (the default fsync, batch): each answer waits for the change log to
+// hold its change (group commit: one append per turn of the event loop), beside the memory store.
+const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-bench-put-'));
+const withFile = await startSandboxChild('data file', ['--data', join(dataDir, 'state.json')], headers);
+const [putMemory, putFile] = await sideBySide([
+  { name: `default ${CASE_NAMES.put} (memory, beside the data file)`, opts: fixtures.cases.put, pid: fixtures.pid },
+  { name: `${CASE_NAMES.put} with --data-file (fsync batch)`, opts: withFile.cases.put, pid: withFile.pid },
+]);
+await stopChild(withFile.child);
+rmSync(dataDir, { recursive: true, force: true });
 const [scenario] = await sideBySide([
   {
     name: 'default scenario-answered GET (x-sandbox-scenario: server-error)',
@@ -270,6 +280,9 @@ const targets = {
   get_vs_baseline: { value: ratio(get.req_per_s, bGet.req_per_s), target: '>= 0.6' },
   put_vs_baseline: { value: ratio(put.req_per_s, bPut.req_per_s), target: '>= 0.5' },
   p99_ms_get_put_scenario: { value: Math.max(get.p99_ms, put.p99_ms, scenario.p99_ms), target: '< 10' },
+  // A 2xx with --data-file means the change is in the change log: what that costs a PUT.
+  put_data_file_vs_memory: { value: ratio(putFile.req_per_s, putMemory.req_per_s), target: 'for information' },
+  p99_ms_put_data_file: { value: putFile.p99_ms, target: 'for information' },
   // What the machine allows: the bare server's own p99 under the same load in the same run.
   baseline_p99_ms_get_put: { value: Math.max(bGet.p99_ms, bPut.p99_ms), target: 'for information' },
   // 128 KB pages: the load generator, parsing them, is busy too (see server_busy_pct).
@@ -308,6 +321,8 @@ const pass = (t) => {
 const compared = (row, against) => ({ ...row, compared_with: against?.case ?? null, ratio: against ? ratio(row.req_per_s, against.req_per_s) : null });
 const rows = [
   ...['get', 'put', 'list'].flatMap((key) => [compared(pairs[key][0]), compared(pairs[key][1], pairs[key][0])]),
+  compared(putMemory),
+  compared(putFile, putMemory),
   compared(scenario),
   ...[memory, file].flatMap((run) => SCALE_CASES.flatMap((key) => [compared(run.rows[key][0]), compared(run.rows[key][1], run.rows[key][0])])),
 ];

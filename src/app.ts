@@ -54,7 +54,13 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
       matchOperation(deps.admin.router), //                     operation from openapi.admin.json, else 404/405
       validate(), //                                            400 with one detail per problem
     ],
-    dispatch({ handlers: deps.admin.handlers, contextOf: adminContextOf(deps.admin.deps), validateResponses }),
+    dispatch({
+      handlers: deps.admin.handlers,
+      contextOf: adminContextOf(deps.admin.deps),
+      // Reset, imports and the records API may change the default namespace's file-backed store (?all=true too).
+      recordedIn: () => deps.namespaces.get().store,
+      validateResponses,
+    }),
     onError,
   );
   app.all('/_sandbox/*', answerControlCall);
@@ -73,7 +79,12 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
       injectScenario(deps), //                                    x-sandbox-scenario, Prefer: code=, active scenarios
       validate(), //                                              400 with one detail per problem
     ],
-    dispatch({ handlers: deps.api.handlers, contextOf: (call) => new OperationContext(call, deps.services), validateResponses }),
+    dispatch({
+      handlers: deps.api.handlers,
+      contextOf: (call) => new OperationContext(call, deps.services),
+      recordedIn: (call) => call.ns.store,
+      validateResponses,
+    }),
     onError,
   );
   app.all('*', answerApiCall);

@@ -8,6 +8,12 @@ export interface SandboxConfig {
   seed: number;
   /** JSON file the default namespace persists to; null keeps state in memory. */
   dataFile: string | null;
+  /**
+   * With a data file, when a change acknowledged by a 2xx reaches the disk itself (it is always in
+   * the change log, written with write(2), before the answer): `always` fsyncs before answering,
+   * `batch` within 100 ms after, `never` leaves it to the OS.
+   */
+  fsync: 'always' | 'batch' | 'never';
   /** `jwt` verifies bearer tokens; `none` accepts any request (loudly). */
   auth: 'jwt' | 'none';
   /** Check every response against openapi.json (always on in the test suite). */
@@ -25,7 +31,7 @@ export interface SandboxConfig {
    * client's connection is closed. Idle keep-alive connections close after 5 s (start.ts).
    */
   requestTimeoutMs: number;
-  /** Token required on /_sandbox when bound to a non-loopback address. */
+  /** Token required on /_sandbox when bound to a non-loopback address; at least MIN_ADMIN_TOKEN_LENGTH characters. */
   adminToken: string | null;
   /** Folder of scenario files (the built-in ones by default). */
   scenariosDir: string | null;
@@ -45,12 +51,16 @@ export interface SandboxConfig {
 
 export const DEFAULT_SEED = 4010;
 
+/** Shortest admin token accepted: a shorter one is guessable, and the control API can read and reset everything. */
+export const MIN_ADMIN_TOKEN_LENGTH = 16;
+
 export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxConfig {
   return {
     host: '127.0.0.1',
     port: 4010,
     seed: DEFAULT_SEED,
     dataFile: null,
+    fsync: 'batch',
     auth: 'jwt',
     validateResponses: false,
     journalSize: 10_000,

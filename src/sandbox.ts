@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { seedData } from '../fixtures/seed-cache.js';
 import { assertSafeExposure } from './admin/exposure.js';
 import { adminHandlers } from './admin/index.js';
+import { dataFileRecordCheck } from './admin/snapshot.js';
 import type { AdminDeps, AdminHandlerMap } from './admin/types.js';
 import { TokenCache } from './auth/verify-token.js';
 import { defaultConfig, type SandboxConfig } from './config.js';
@@ -91,7 +92,9 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const fixtureSource = new FixtureSource(options.seedData ?? (await seedData(config.seed)), config.fixturesDir);
   const fixtures = () => fixtureSource.fixtures();
   // With a data file the default namespace keeps its own records there; in memory it shares the fixtures like any other.
-  const defaultStore = config.dataFile ? await Store.open(fixtures, { file: config.dataFile }) : null;
+  // A data file loads only when every record passes the checks of a snapshot import.
+  const checkRecord = dataFileRecordCheck(adminServed.spec.compiler);
+  const defaultStore = config.dataFile ? await Store.open(fixtures, { file: config.dataFile, fsync: config.fsync, checkRecord }) : null;
   // What every namespace keeps besides its records and clock (namespace/part.ts).
   const pendingJournals = new PendingJournals();
   const parts = [journalKind(config.journalSize, pendingJournals), reportClockKind, scenarioStateKind(scenarios, config.seed)];

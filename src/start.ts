@@ -63,9 +63,15 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     token: (tokenOptions = {}) => mintToken({ ...tokenOptions, privateKeyPem: adminKey }),
     close: async () => {
       watcher?.close();
-      // Idle keep-alive sockets (fetch keeps them) would hold close() open until they time out.
+      // Idle keep-alive sockets (fetch keeps them) would hold close() open until they time out. A busy
+      // client's sockets are idle only between its requests, so they are looked for until all are
+      // gone: a request in progress ends with its answer, one not yet read is never answered.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      if ('closeIdleConnections' in server) server.closeIdleConnections();
+      if ('closeIdleConnections' in server) {
+        server.closeIdleConnections();
+        const closing = setInterval(() => server.closeIdleConnections(), 10);
+        void closed.then(() => clearInterval(closing));
+      }
       await closed;
       await deps.namespaces.get(DEFAULT_NAMESPACE).store.flush();
     },

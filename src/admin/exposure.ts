@@ -1,7 +1,7 @@
 // Who can reach the control API: on loopback, whoever runs on the machine; elsewhere, only holders
 // of the admin token. Boot refuses a non-loopback bind without one.
 import { isIP } from 'node:net';
-import type { SandboxConfig } from '../config.js';
+import { MIN_ADMIN_TOKEN_LENGTH, type SandboxConfig } from '../config.js';
 
 /** 127.0.0.0/8, ::1 (and its IPv4-mapped forms), localhost. */
 export function isLoopbackHost(host: string): boolean {
@@ -16,6 +16,11 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 export function assertSafeExposure(config: Pick<SandboxConfig, 'host' | 'adminToken'>): void {
+  if (config.adminToken && config.adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new Error(
+      `the admin token is ${config.adminToken.length} characters long: use ${MIN_ADMIN_TOKEN_LENGTH} at least (the control API can read and reset every namespace).`,
+    );
+  }
   if (isLoopbackHost(config.host) || config.adminToken) return;
   throw new Error(
     `refusing to bind ${config.host} without an admin token: the control API (/_sandbox) could reset or read every namespace. ` +

@@ -5,6 +5,8 @@
 import { ApiError, type ErrorDetail } from '../errors/api-error.js';
 import { catchUpReports } from '../resources/reports/scheduler.js';
 import { summarize } from '../spec/operations.js';
+import type { SchemaCompiler } from '../spec/schema-compiler.js';
+import type { RecordChecker } from '../store/data-file-checks.js';
 import { COLLECTION_NAMES, type CollectionName, type StoreData } from '../store/records.js';
 import { recordProblems } from './record-shapes.js';
 import type { AdminDeps, AdminHandlerMap } from './types.js';
@@ -71,6 +73,15 @@ function checkedSnapshot(deps: AdminDeps, body: unknown, at: string, seed: numbe
       COLLECTION_NAMES.map((name) => [name, structuredClone(input.collections[name] ?? [])]),
     ) as unknown as StoreData['collections'],
   };
+}
+
+/**
+ * The record checks of an import, for the data file loaded at start (the store cannot import the
+ * schemas): each problem as a sentence about the record, not about a request body.
+ */
+export function dataFileRecordCheck(compiler: SchemaCompiler): RecordChecker {
+  return (collection, record) =>
+    recordProblems(compiler, collection, record).map((d) => d.message.replace(/^Body field '/, "field '").replace(/^The body /, 'the record '));
 }
 
 export function recordCounts(data: StoreData): Record<string, number> {

@@ -84,9 +84,10 @@ export function authorize(): Step {
       }
       // Authenticated: the pair was used, whether or not this operation is then allowed. Written only
       // when the instant changed: a busy client would otherwise rewrite the record (and, with --data,
-      // append it to the change log) on every request of the same millisecond.
+      // append it to the change log) on every request of the same millisecond. Incidental: logged
+      // with the next append, but no answer waits for the disk for it (a GET stays a read).
       const now = call.ns.clock.nowIso();
-      if (pair.last_used_at !== now) store.collections.api_key_pairs.update(pair.id, { last_used_at: now });
+      if (pair.last_used_at !== now) store.collections.api_key_pairs.update(pair.id, { last_used_at: now }, { incidental: true });
       checkScope(operation.id, operation.scopes, principal.scopes, roleScopesOf(store.collections.roles, pair.role_ids), pair.id);
       checkMerchantAccess(store, merchantAccountId, pair.merchant_account_ids, pair.id);
     },

@@ -27,7 +27,12 @@ export function formatBanner(info: BannerInfo): string {
   const lines = [
     `payments-sandbox ${info.version} listening on ${url}${url !== info.url ? ` (bound to ${config.host})` : ''}`,
     row('seed', `${config.seed} (the same seed gives the same data)`),
-    row('state', config.dataFile ? `data file ${config.dataFile} (flushed on exit)` : 'in memory (lost on exit; use --data-file FILE to keep it)'),
+    row(
+      'state',
+      config.dataFile
+        ? `data file ${config.dataFile} (every change logged before its answer, fsync ${config.fsync})`
+        : 'in memory (lost on exit; use --data-file FILE to keep it)',
+    ),
     row('fixtures', config.fixturesDir ? `generated from the seed, with overrides from ${config.fixturesDir}` : 'generated from the seed'),
   ];
   if (config.auth === 'none') {

@@ -132,6 +132,7 @@ function parseText(option: OptionSpec, text: string, source: string, baseDir: st
   const kind = option.kind;
   switch (kind.type) {
     case 'string':
+      checkLength(option, text, source);
       return isPathOption(option) ? resolve(baseDir, text) : text;
     case 'integer': {
       const n = /^-?\d+$/.test(text.trim()) ? Number(text) : NaN;
@@ -160,6 +161,7 @@ function parseJson(option: OptionSpec, value: unknown, source: string, baseDir: 
   switch (kind.type) {
     case 'string':
       if (typeof value !== 'string' || value === '') throw bad(option, source, kind.nullable ? 'a string or null' : 'a string', value);
+      checkLength(option, value, source);
       return isPathOption(option) && !isAbsolute(value) ? resolve(baseDir, value) : value;
     case 'integer':
       if (typeof value !== 'number') throw bad(option, source, 'a number', value);
@@ -209,6 +211,13 @@ function parseHeaderNames(option: OptionSpec, items: readonly string[], source: 
     if (name !== MERCHANT_ACCOUNT_HEADER) names.add(name);
   }
   return [...names];
+}
+
+function checkLength(option: OptionSpec, text: string, source: string): void {
+  const kind = option.kind as { minLength?: number; secret?: boolean };
+  if (kind.minLength === undefined || text.length >= kind.minLength) return;
+  const given = kind.secret ? `${text.length} character${text.length === 1 ? '' : 's'}` : JSON.stringify(text);
+  throw new UsageError(`--${option.flag} must be at least ${kind.minLength} characters, got ${given} (from ${source})`);
 }
 
 function checkInteger(option: OptionSpec, n: number, given: unknown, source: string): number {

@@ -1,10 +1,12 @@
 // Every option of `payments-sandbox start`, once: its SandboxConfig key, flag, environment variable,
 // kind and help line. The loader, the --help text and the README all read this table, so a new
 // option is one line here.
-import type { SandboxConfig } from '../config.js';
+import { MIN_ADMIN_TOKEN_LENGTH, type SandboxConfig } from '../config.js';
+import { FSYNC_POLICIES } from '../store/persistence.js';
 
 export type OptionKind =
-  | { type: 'string'; nullable?: boolean }
+  /** `minLength`: fewest characters; `secret`: a refused value is not echoed in the message. */
+  | { type: 'string'; nullable?: boolean; minLength?: number; secret?: boolean }
   | { type: 'integer'; min: number; max: number }
   | { type: 'bytes'; min: number }
   | { type: 'boolean' }
@@ -63,6 +65,14 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     help: 'JSON file the default namespace persists to (default: state in memory)',
   },
   {
+    key: 'fsync',
+    flag: 'fsync',
+    env: ['SANDBOX_FSYNC'],
+    kind: { type: 'enum', values: FSYNC_POLICIES },
+    arg: 'always|batch|never',
+    help: 'with --data-file, when an acknowledged change reaches the disk: before the answer, within 100 ms, or when the OS decides (default batch)',
+  },
+  {
     key: 'fixturesDir',
     flag: 'fixtures-dir',
     aliases: ['fixtures'],
@@ -100,9 +110,9 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     key: 'adminToken',
     flag: 'admin-token',
     env: ['SANDBOX_ADMIN_TOKEN'],
-    kind: { type: 'string', nullable: true },
+    kind: { type: 'string', nullable: true, minLength: MIN_ADMIN_TOKEN_LENGTH, secret: true },
     arg: 'TOKEN',
-    help: 'token the control API (/_sandbox) requires (default: none on loopback)',
+    help: `token the control API (/_sandbox) requires, ${MIN_ADMIN_TOKEN_LENGTH} characters at least (default: none on loopback)`,
   },
   {
     key: 'journalSize',

@@ -86,7 +86,7 @@ function materialize(id: number, raw: RawJournalEntry): JournalEntry {
     path: raw.path,
     query: queryOf(raw.url),
     headers: redactHeaders(headersOfLines(raw.headerLines)),
-    body: bodyOf(raw.requestText, raw.requestContentType, raw.requestLength),
+    body: bodyOf(raw.requestText, raw.requestContentType, raw.requestLength, true),
     status: raw.status,
     response_body: bodyOf(raw.responseText.toString(), raw.responseContentType, raw.responseLength),
     duration_ms: raw.duration_ms,

@@ -1,14 +1,16 @@
 // Writes every API request and its response into the journal of the request's namespace, after the
 // response is made (error responses included). Control requests (/_sandbox/*) are not journaled:
 // reading the journal must not change what it counts. Only raw text is kept here; parsing and
-// redaction (Authorization and admin token headers, every non-null `private_key`) happen when the
-// journal is read (see redact.ts), so recording costs the request path almost nothing.
+// redaction (every non-null `private_key`, bearer credentials and JWTs in the query and body)
+// happen when the journal is read (see redact.ts), so recording costs the request path almost
+// nothing. Header secrets are dropped here already (see headerLinesWithoutSecrets).
 import { type Call, CallSlot } from '../http/call.js';
 import { type SentBody, sentBody } from '../http/json-response.js';
 import type { Step } from '../http/pipeline.js';
 import { JOURNAL } from './journal.js';
 import type { PendingJournals } from './pending.js';
 import { MAX_BODY_CHARS, REDACTED, SECRET_HEADERS } from './redact.js';
+import { redactTokensInHeader } from './tokens.js';
 
 export { MAX_BODY_CHARS, REDACTED, redactFields } from './redact.js';
 
@@ -90,8 +92,10 @@ export function clip(body: SentBody): { text: string | Buffer; length: number } 
 
 /**
  * The request headers as `name: value` lines (a header cannot hold a line break), secrets dropped
- * now, not only when the journal is read: a token need not wait in memory. Lines rather than JSON:
- * no copy of the header object, and nothing to escape.
+ * now, not only when the journal is read: a token need not wait in memory. The named secret
+ * headers lose their value; in any other (Cookie, x-api-key, ...) a bearer credential or a JWT is
+ * replaced, the rest kept (one regular expression test per value when it holds none). Lines rather
+ * than JSON: no copy of the header object, and nothing to escape.
  */
 function headerLinesWithoutSecrets(call: Call): string {
   const headers = call.allHeaders();
@@ -100,8 +104,8 @@ function headerLinesWithoutSecrets(call: Call): string {
     const value = headers[name];
     if (value === undefined) continue;
     if (SECRET_HEADERS.has(name)) lines += `${name}: ${REDACTED}\n`;
-    else if (typeof value === 'string') lines += `${name}: ${value}\n`;
-    else for (const each of value) lines += `${name}: ${each}\n`;
+    else if (typeof value === 'string') lines += `${name}: ${redactTokensInHeader(value)}\n`;
+    else for (const each of value) lines += `${name}: ${redactTokensInHeader(each)}\n`;
   }
   return lines;
 }

@@ -1,7 +1,11 @@
 // Turning what a request carried into a journal entry's fields, secrets removed. Runs when the
-// journal is read, not on the request path: recording a request only keeps its raw text.
+// journal is read, not on the request path: recording a request only keeps its raw text (header
+// lines excepted, cleaned when recorded: see record-request.ts). Secrets are found by name (the
+// headers below, `private_key`, PEM private keys) and, in what the client sent, by value: any
+// bearer credential or JWT, in any header, query parameter or body field (tokens.ts).
+import { REDACTED, redactTokensInText, redactTokensInValue } from './tokens.js';
 
-export const REDACTED = '[redacted]';
+export { REDACTED } from './tokens.js';
 export const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-sandbox-admin-token']);
 const SECRET_FIELDS = new Set(['private_key']);
 /** A body longer than this is kept as its first MAX_BODY_CHARS characters, marked truncated. */
@@ -17,31 +21,38 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
   return out;
 }
 
+/** The query parameters of a request URL, bearer credentials and JWTs redacted whatever the parameter's name. */
 export function queryOf(url: string): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = {};
   const start = url.indexOf('?');
   if (start < 0) return query;
-  for (const [key, value] of new URLSearchParams(url.slice(start + 1))) {
+  for (const [key, raw] of new URLSearchParams(url.slice(start + 1))) {
+    const value = redactTokensInValue(raw);
     const seen = query[key];
     query[key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
   }
   return query;
 }
 
-/** Parsed JSON when it is JSON, the raw text otherwise, null when there is none; secrets redacted. */
-/** `length`: the body's whole length, when `text` was already cut to its first MAX_BODY_CHARS. */
-export function bodyOf(text: string, contentType: string | null | undefined, length = text.length): unknown {
+/**
+ * Parsed JSON when it is JSON, the raw text otherwise, null when there is none; secrets redacted.
+ * `length`: the body's whole length, when `text` was already cut to its first MAX_BODY_CHARS.
+ * `sentByClient`: a request body, where bearer credentials and JWTs are secrets too; an answer's
+ * tokens (a session token the sandbox signed) are what the client asked for, and kept.
+ */
+export function bodyOf(text: string, contentType: string | null | undefined, length = text.length, sentByClient = false): unknown {
   if (text === '') return null;
+  const clean = (raw: string, cut = false) => (sentByClient ? redactTokensInText(redactText(raw), cut) : redactText(raw));
   // Too long to keep whole: a prefix, never parsed (so a secret field cannot be cut past redaction).
-  if (length > MAX_BODY_CHARS) return `${redactText(text.slice(0, MAX_BODY_CHARS))}... [truncated: ${length} characters]`;
+  if (length > MAX_BODY_CHARS) return `${clean(text.slice(0, MAX_BODY_CHARS), true)}... [truncated: ${length} characters]`;
   if (!contentType || /json/i.test(contentType)) {
     try {
-      return redactFields(JSON.parse(text));
+      return redactFields(JSON.parse(text), sentByClient);
     } catch {
-      return redactText(text);
+      return clean(text);
     }
   }
-  return redactText(text);
+  return clean(text);
 }
 
 const PEM_PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g;
@@ -56,9 +67,19 @@ export function redactText(text: string): string {
   return text.replace(/("private_key"\s*:\s*)"(?:[^"\\]|\\.)*("|$)/g, `$1"${REDACTED}"`).replace(PEM_PRIVATE_KEY, REDACTED);
 }
 
-/** Iterative, so a deeply nested body cannot overflow the stack. */
-export function redactFields(value: unknown): unknown {
-  if (typeof value === 'string') return holdsPrivateKey(value) ? REDACTED : value;
+/** A string field's value, secrets removed: a private key whole; with `tokens`, bearer credentials and JWTs. */
+function redactString(value: string, tokens: boolean): string {
+  if (holdsPrivateKey(value)) return REDACTED;
+  return tokens ? redactTokensInValue(value) : value;
+}
+
+/**
+ * `private_key` fields and private keys anywhere; with `tokens` (a request body), bearer
+ * credentials and JWTs in string values at any depth. Iterative, so a deeply nested body cannot
+ * overflow the stack.
+ */
+export function redactFields(value: unknown, tokens = false): unknown {
+  if (typeof value === 'string') return redactString(value, tokens);
   if (!value || typeof value !== 'object') return value;
   const root = Array.isArray(value) ? [...value] : { ...value };
   const stack: Array<Record<string, unknown> | unknown[]> = [root as Record<string, unknown>];
@@ -66,7 +87,8 @@ export function redactFields(value: unknown): unknown {
     const node = stack.pop() as Record<string, unknown>;
     for (const key of Object.keys(node)) {
       const v = node[key];
-      if ((SECRET_FIELDS.has(key) && v !== null && !Array.isArray(node)) || (typeof v === 'string' && holdsPrivateKey(v))) node[key] = REDACTED;
+      if (SECRET_FIELDS.has(key) && v !== null && !Array.isArray(node)) node[key] = REDACTED;
+      else if (typeof v === 'string') node[key] = redactString(v, tokens);
       else if (v && typeof v === 'object') {
         const copy = Array.isArray(v) ? [...v] : { ...(v as object) };
         node[key] = copy;

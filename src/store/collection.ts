@@ -28,8 +28,11 @@ function countUpdate(record: object): void {
 export interface CollectionListener {
   /** `row` was added at the end of the collection. */
   ins(collection: string, row: { id: string }): void;
-  /** `row` was replaced or updated in place: the whole record as it now is. */
-  put(collection: string, row: { id: string }): void;
+  /**
+   * `row` was replaced or updated in place: the whole record as it now is. `incidental`: no answer
+   * needs to wait for this change to be durable (see Collection.update).
+   */
+  put(collection: string, row: { id: string }, incidental?: boolean): void;
   /** The record `id` was removed. */
   del(collection: string, id: string): void;
 }
@@ -113,15 +116,20 @@ export class Collection<T extends { id: string }> {
     return row;
   }
 
-  /** Merges fields into a record in place; undefined when there is no such record. */
-  update(id: string, patch: Partial<T>): T | undefined {
+  /**
+   * Merges fields into a record in place; undefined when there is no such record. `incidental`: a
+   * change made in passing that no answer shows or needs kept through a crash (a key pair's
+   * last_used_at on every authenticated request): a file-backed store writes it with the next
+   * append, but answers do not wait for it, so a read costs no wait for the disk.
+   */
+  update(id: string, patch: Partial<T>, options?: { incidental?: boolean }): T | undefined {
     let row = this.byId.get(id);
     if (!row) return undefined;
     if (this.template && this.template.byId.get(id) === row) row = this.ownRecord(row); // the template's: copy it first
     Object.assign(row, patch);
     countUpdate(row);
     this.touch();
-    this.listener?.put(this.name, row); // mutated in place: the whole record after the merge
+    this.listener?.put(this.name, row, options?.incidental ?? false); // mutated in place: the whole record after the merge
     return row;
   }
 

@@ -1,8 +1,11 @@
-// Loading a data file at start: the snapshot FILE (written whole, atomically, by lowdb), then its
+// Loading a data file at start: the snapshot FILE (written whole, atomically: snapshot-file.ts), then its
 // change log FILE.log replayed on top, one JSON line per change. A crash (kill -9) can only cut the
 // log's last append short, so a torn last line is skipped; anything else that does not load is an
-// error naming the file (and line), never a silent reset.
+// error naming the file (and line, or record), never a silent reset. A missing FILE starts fresh;
+// an existing one must parse, have the shape of a data file, and every record in it (and in the
+// log) must pass the checks of a snapshot import: an empty FILE is what a truncated one looks like.
 import { existsSync, readFileSync } from 'node:fs';
+import { dataFileProblem, isObject, isSeq, listed, type RecordChecker } from './data-file-checks.js';
 import { COLLECTION_NAMES, type CollectionName, type StoreData } from './records.js';
 
 /** The change log next to a data file. */
@@ -12,12 +15,13 @@ export function logFileOf(file: string): string {
 
 /**
  * One line of the change log: a record added at the end of collection `c` (ins), a record changed
- * in place (put, the whole record), or an id deleted (del).
+ * in place (put, the whole record), or an id deleted (del). `seq` numbers the lines, increasing over
+ * the whole life of the file (logs written before it existed have none).
  */
-export type LogChange = { c: string; ins: { id: string } } | { c: string; put: { id: string } } | { c: string; del: string };
+export type LogChange = ({ c: string; ins: { id: string } } | { c: string; put: { id: string } } | { c: string; del: string }) & { seq?: number };
 
 export interface LoadedDataFile {
-  /** The snapshot with the log replayed; null when FILE is missing or empty (the caller seeds it). */
+  /** The snapshot with the log replayed; null when FILE is missing (the caller seeds it). */
   data: StoreData | null;
   /** Length of the snapshot text (0 when missing). */
   snapshotChars: number;
@@ -27,77 +31,121 @@ export interface LoadedDataFile {
   replayed: number;
   /** Whether a torn last line was skipped. */
   torn: boolean;
+  /** Lines skipped because the snapshot already holds them (seq at or below its log_seq). */
+  skipped: number;
+  /** The highest seq of the snapshot and the log: the next line appended gets the one after. */
+  lastSeq: number;
 }
 
-export function loadDataFile(file: string): LoadedDataFile {
+const DO_NOT_RESET = 'the sandbox does not reset it silently';
+
+export function loadDataFile(file: string, checkRecord: RecordChecker | null = null): LoadedDataFile {
   const logFile = logFileOf(file);
-  const text = existsSync(file) ? readText(file, `the data file ${file}`) : '';
+  const text = existsSync(file) ? readText(file, `the data file ${file}`) : null;
   const log = existsSync(logFile) ? readText(logFile, `the change log ${logFile}`) : '';
-  if (text.trim() === '') {
-    // Our snapshot is written before any log line, so changes without it mean a lost or emptied FILE.
+  if (text === null) {
+    // Our snapshot is written before any log line, so changes without it mean a lost FILE.
     if (log.trim() !== '') {
       throw new Error(
-        `the data file ${file} is missing or empty but its change log ${logFile} holds changes. Restore ${file}, or remove ${logFile} too to start from the fixtures; the sandbox does not reset it silently.`,
+        `the data file ${file} is missing but its change log ${logFile} holds changes. Restore ${file}, or remove ${logFile} too to start from the fixtures; ${DO_NOT_RESET}.`,
       );
     }
-    return { data: null, snapshotChars: 0, logChars: log.length, replayed: 0, torn: false };
+    return { data: null, snapshotChars: 0, logChars: log.length, replayed: 0, torn: false, skipped: 0, lastSeq: 0 };
   }
-  const data = parseDataFile(file, text);
-  const { replayed, torn } = replayLog(data, logFile, log);
-  return { data, snapshotChars: text.length, logChars: log.length, replayed, torn };
+  if (text.trim() === '') {
+    // The sandbox writes FILE whole (a temporary file renamed over it): never empty, so it was cut short or emptied.
+    throw new Error(
+      `the data file ${file} is empty (${Buffer.byteLength(text)} bytes), as a file cut short or emptied would be; the sandbox never writes it empty. Restore it, or remove it (and ${logFile}) to start from the fixtures; ${DO_NOT_RESET}.`,
+    );
+  }
+  const { data, logSeq } = parseDataFile(file, text, checkRecord);
+  const replay = replayLog(data, logFile, log, { checkRecord, logSeq });
+  return { data, snapshotChars: text.length, logChars: log.length, ...replay };
 }
 
 function readText(file: string, what: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`${what} cannot be read: ${(err as Error).message}. Fix its path or permissions; the sandbox does not reset it silently.`);
+    throw new Error(`${what} cannot be read: ${(err as Error).message}. Fix its path or permissions; ${DO_NOT_RESET}.`);
   }
 }
 
-function parseDataFile(file: string, text: string): StoreData {
+/**
+ * The snapshot's data, and `log_seq`: the seq of the last log line it holds (0 in files written
+ * before seqs existed), taken out of the data (it describes the file, not the state).
+ */
+function parseDataFile(file: string, text: string, checkRecord: RecordChecker | null): { data: StoreData; logSeq: number } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new Error(`the data file ${file} cannot be loaded: ${(err as Error).message}. Fix or remove it; the sandbox does not reset it silently.`);
+    throw new Error(`the data file ${file} cannot be loaded: ${(err as Error).message}. Fix or remove it; ${DO_NOT_RESET}.`);
   }
   const data = parsed as StoreData;
-  if (!data || typeof data !== 'object' || data.schema_version !== 1 || typeof data.collections !== 'object' || data.collections === null) {
+  if (!isObject(data) || data.schema_version !== 1 || !isObject(data.collections)) {
     throw new Error(`the data file ${file} is not a payments-sandbox data file (schema_version 1 with collections). Fix or remove it.`);
   }
-  return data;
+  const problem = dataFileProblem(data, checkRecord);
+  if (problem) throw new Error(`the data file ${file}: ${problem}. Fix or remove it; ${DO_NOT_RESET}.`);
+  const { log_seq: logSeq = 0 } = data as { log_seq?: number };
+  delete (data as { log_seq?: number }).log_seq;
+  return { data, logSeq };
 }
 
-/** Applies the log's changes to `data` in order; the same state the live collections reached. */
-export function replayLog(data: StoreData, logFile: string, log: string): { replayed: number; torn: boolean } {
+export interface ReplayOptions {
+  checkRecord?: RecordChecker | null;
+  /** The seq of the last line the snapshot holds: lines at or below it are skipped. */
+  logSeq?: number;
+}
+
+/**
+ * Applies the log's changes to `data` in order; the same state the live collections reached. Lines
+ * the snapshot already holds are skipped: a crash between writing a snapshot and emptying the log
+ * leaves them, and replaying a put of an older state over the snapshot would bring it back.
+ */
+export function replayLog(
+  data: StoreData,
+  logFile: string,
+  log: string,
+  { checkRecord = null, logSeq = 0 }: ReplayOptions = {},
+): { replayed: number; torn: boolean; skipped: number; lastSeq: number } {
   const lines = log.split('\n');
   const tail = lines.pop() ?? ''; // '' when the log ends with a newline, as every complete append does
   const replayer = new Replayer(data);
   let replayed = 0;
+  let skipped = 0;
+  let lastSeq = logSeq;
+  const corrupt = (number: number, problem: string) =>
+    new Error(
+      `the change log ${logFile} is corrupt at line ${number}: ${problem}. Only a torn last line (a crash mid-write) is skipped; fix or remove that line, or remove ${logFile} to lose the changes since the last snapshot; ${DO_NOT_RESET}.`,
+    );
+  const apply = (change: LogChange, number: number) => {
+    if (change.seq !== undefined) {
+      lastSeq = Math.max(lastSeq, change.seq);
+      if (change.seq <= logSeq) return void skipped++;
+    }
+    const record = 'ins' in change ? change.ins : 'put' in change ? change.put : null;
+    const problems = record && checkRecord ? checkRecord(change.c as CollectionName, record) : [];
+    if (problems.length) throw corrupt(number, `the ${change.c} record ${JSON.stringify(record!.id).slice(0, 80)}: ${listed(problems)}`);
+    replayer.apply(change);
+    replayed++;
+  };
   lines.forEach((line, i) => {
     if (line.trim() === '') return;
     const change = parseLine(line);
-    if (typeof change === 'string') {
-      throw new Error(
-        `the change log ${logFile} is corrupt at line ${i + 1}: ${change}. Only a torn last line (a crash mid-write) is skipped; fix or remove that line, or remove ${logFile} to lose the changes since the last snapshot; the sandbox does not reset it silently.`,
-      );
-    }
-    replayer.apply(change);
-    replayed++;
+    if (typeof change === 'string') throw corrupt(i + 1, change);
+    apply(change, i + 1);
   });
   let torn = false;
   if (tail.trim() !== '') {
     // No newline after it: the last append was cut short. Whole and valid, it is still a change made.
     const change = parseLine(tail);
     if (typeof change === 'string') torn = true;
-    else {
-      replayer.apply(change);
-      replayed++;
-    }
+    else apply(change, lines.length + 1);
   }
   replayer.finish();
-  return { replayed, torn };
+  return { replayed, torn, skipped, lastSeq };
 }
 
 const NAMES = new Set<string>(COLLECTION_NAMES);
@@ -112,6 +160,7 @@ function parseLine(line: string): LogChange | string {
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return 'not a JSON object';
   const change = parsed as Record<string, unknown>;
+  if (change.seq !== undefined && !isSeq(change.seq, 1)) return `"seq" is not an integer of 1 or more (${JSON.stringify(change.seq)})`;
   if (typeof change.c !== 'string' || !NAMES.has(change.c)) return `"c" is not a collection name (${JSON.stringify(change.c)})`;
   for (const kind of ['ins', 'put'] as const) {
     if (!(kind in change)) continue;
@@ -128,8 +177,9 @@ function parseLine(line: string): LogChange | string {
  * Replays the changes with an id -> position index per collection, as the live collection made
  * them: ins appends (insert), put replaces in place (update, replace), del leaves a hole removed at
  * the end (remove splices). An ins of an id already there moves it to the end: that happens only
- * when the log is replayed onto a snapshot that already holds it (a crash between writing a
- * snapshot and emptying the log), and makes that replay change nothing, record order included.
+ * when a log without seqs (an older sandbox's) is replayed onto a snapshot that already holds it,
+ * and makes that replay change nothing, record order included; lines with seqs the snapshot holds
+ * are skipped before they get here.
  */
 class Replayer {
   private readonly indexes = new Map<string, Map<string, number>>();

@@ -1,9 +1,11 @@
 // The state of one namespace: lowdb data holding typed collections. In memory by default; with a
-// data file, FILE is a snapshot (written whole and atomically by lowdb) and every change goes to an
-// append-only log FILE.log, appended a few times a second (src/store/persistence.ts), so a PUT never
-// rewrites a large file. At start the log is replayed onto the snapshot (persistence-load.ts).
+// data file, FILE is a snapshot (written whole and atomically) and every change goes to an
+// append-only log FILE.log before any answer that may show it is sent (src/store/persistence.ts),
+// so a PUT never rewrites a large file and a 2xx means the change is in the log. At start the log
+// is replayed onto the snapshot (persistence-load.ts).
 import { Low, Memory } from 'lowdb';
 import { Collection } from './collection.js';
+import type { RecordChecker } from './data-file-checks.js';
 import { FilePersistence, type PersistenceOptions, type PersistenceStats } from './persistence.js';
 import { loadDataFile } from './persistence-load.js';
 import { COLLECTION_NAMES, type CollectionName, type Collections, type StoreData } from './records.js';
@@ -13,6 +15,8 @@ export type CollectionMap = { [K in CollectionName]: Collection<Collections[K] &
 export interface StoreOptions extends PersistenceOptions {
   /** JSON file to persist to (its change log is FILE.log); absent: memory only. */
   file?: string;
+  /** The record checks of a snapshot import, run on every record of FILE and of its log at start. */
+  checkRecord?: RecordChecker;
 }
 
 export class Store {
@@ -29,20 +33,22 @@ export class Store {
 
   /**
    * Opens a store. With a file that exists, its data is loaded and its change log replayed (a
-   * corrupt or unreadable file, or a corrupt log line before the last, is an error naming it, never
-   * a silent reset); otherwise `initial()` seeds it. A snapshot is written at start only to seed
+   * corrupt, empty or unreadable file, a record that fails `checkRecord`, or a corrupt log line
+   * before the last, is an error naming it, never a silent reset); a missing file is seeded with
+   * `initial()`. A snapshot is written at start only to seed
    * FILE or to fold in a log left by a crash, so a start after a graceful stop writes nothing.
    */
   static async open(initial: () => StoreData, options: StoreOptions = {}): Promise<Store> {
     if (!options.file) return Store.inMemory(initial());
-    const loaded = loadDataFile(options.file);
+    const loaded = loadDataFile(options.file, options.checkRecord ?? null);
     const persistence = new FilePersistence(options.file, loaded.data ?? initial(), {
       ...options,
       snapshotChars: loaded.snapshotChars,
       logChars: loaded.logChars,
+      lastSeq: loaded.lastSeq,
     });
     const store = new Store(persistence.db, persistence);
-    await persistence.checkWritable();
+    persistence.checkWritable();
     if (!loaded.data || loaded.logChars > 0) await persistence.snapshot();
     return store;
   }
@@ -102,6 +108,15 @@ export class Store {
   /** Appends the buffered changes to the log now (no snapshot unless one is due); resolves once on disk. */
   async sync(): Promise<void> {
     await this.persistence?.sync();
+  }
+
+  /**
+   * For whoever answers a request: resolves once the change log holds every change made so far
+   * (rejects when that write failed: the answer must then not be a success). Undefined when there
+   * is nothing to wait for, always for a memory-only store: no promise, no cost.
+   */
+  whenDurable(): Promise<void> | undefined {
+    return this.persistence?.whenDurable();
   }
 
   get persistent(): boolean {

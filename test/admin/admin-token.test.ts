@@ -16,9 +16,24 @@ describe('admin token rule', () => {
     await expect(buildSandbox({ host: '0.0.0.0', adminToken: '', logLevel: 'silent' })).rejects.toThrow(/admin token/);
   });
 
+  it('refuses an admin token shorter than 16 characters, on loopback too, without echoing it', async () => {
+    for (const host of ['0.0.0.0', '127.0.0.1']) {
+      const failure = buildSandbox({ host, adminToken: 'fifteen-chars-x', logLevel: 'silent' });
+      await expect(failure).rejects.toThrow('the admin token is 15 characters long: use 16 at least (the control API can read and reset every namespace).');
+      await expect(failure).rejects.not.toThrow(/fifteen/);
+    }
+    await expect(startSandbox({ adminToken: 'short', logLevel: 'silent' })).rejects.toThrow(/the admin token is 5 characters long/);
+    const sb = await startTestSandbox({ adminToken: 'sixteen-chars-xy' }); // 16: accepted
+    try {
+      expect((await sb.http.get('/_sandbox/health').set('x-sandbox-admin-token', 'sixteen-chars-xy')).status).toBe(200);
+    } finally {
+      sb.server.close();
+    }
+  });
+
   describe.each([
-    ['bound off loopback', { host: '0.0.0.0', adminToken: 's3cret-token' }],
-    ['on loopback with a token configured', { host: '127.0.0.1', adminToken: 's3cret-token' }],
+    ['bound off loopback', { host: '0.0.0.0', adminToken: 'sandbox-s3cret-token' }],
+    ['on loopback with a token configured', { host: '127.0.0.1', adminToken: 'sandbox-s3cret-token' }],
   ])('%s', (_label, config) => {
     let sb: TestSandbox;
     beforeAll(async () => {
@@ -31,7 +46,7 @@ describe('admin token rule', () => {
       expect(none.status).toBe(401);
       expectErrorBody(none.body, 401, 'unauthorized');
       expect(none.body.message).toMatch(/x-sandbox-admin-token/);
-      const wrong = await sb.http.delete('/_sandbox/records/roles/a1000000-0000-4000-8000-000000000001').set('x-sandbox-admin-token', 's3cret-tokem');
+      const wrong = await sb.http.delete('/_sandbox/records/roles/a1000000-0000-4000-8000-000000000001').set('x-sandbox-admin-token', 'sandbox-s3cret-tokem');
       expect(wrong.status).toBe(403);
       expectErrorBody(wrong.body, 403, 'forbidden');
       const shorter = await sb.http.get('/_sandbox/health').set('authorization', 'Bearer s3cret');
@@ -40,13 +55,13 @@ describe('admin token rule', () => {
     });
 
     it('accepts the token in x-sandbox-admin-token or as a bearer token', async () => {
-      expect((await sb.http.get('/_sandbox/health').set('x-sandbox-admin-token', 's3cret-token')).status).toBe(200);
-      expect((await sb.http.get('/_sandbox/health').set('authorization', 'Bearer s3cret-token')).status).toBe(200);
+      expect((await sb.http.get('/_sandbox/health').set('x-sandbox-admin-token', 'sandbox-s3cret-token')).status).toBe(200);
+      expect((await sb.http.get('/_sandbox/health').set('authorization', 'Bearer sandbox-s3cret-token')).status).toBe(200);
     });
 
     it('leaves the API to its own JWT auth', async () => {
       expect((await sb.http.get('/card-scheme-definitions').set('authorization', sb.auth)).status).toBe(200);
-      expect((await sb.http.get('/card-scheme-definitions').set('x-sandbox-admin-token', 's3cret-token')).status).toBe(401);
+      expect((await sb.http.get('/card-scheme-definitions').set('x-sandbox-admin-token', 'sandbox-s3cret-token')).status).toBe(401);
     });
   });
 

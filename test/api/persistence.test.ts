@@ -59,13 +59,17 @@ describe('persistence to a data file', () => {
     expect(store(again).checkout_sessions.get(WELL_KNOWN.checkoutSessions.merchantTwo.id)).toBeDefined();
   });
 
-  it('seeds the fixtures into a missing or empty file', async () => {
-    const file = join(dir, 'empty.json');
-    writeFileSync(file, '');
+  it('seeds the fixtures into a missing file, and refuses an empty one (what a truncated file looks like)', async () => {
+    const file = join(dir, 'missing.json');
     const sb = await open(file);
     await sb.deps.namespaces.get().store.flush();
     expect(store(sb).buyers.get(BUYER)?.display_name).toBe('Jane Doe');
     expect(JSON.parse(readFileSync(file, 'utf8')).collections.buyers.length).toBe(store(sb).buyers.size);
+
+    const empty = join(dir, 'empty.json');
+    writeFileSync(empty, '');
+    await expect(buildSandbox({ dataFile: empty, logLevel: 'silent' })).rejects.toThrow(`the data file ${empty} is empty (0 bytes)`);
+    expect(readFileSync(empty, 'utf8')).toBe('');
   });
 
   it('fails boot with a message naming a corrupt file, and leaves the file as it was', async () => {

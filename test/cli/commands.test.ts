@@ -47,6 +47,7 @@ describe('usage errors', () => {
     ['an unknown command', ['serve'], {}, "unknown command 'serve' (commands: start, token; see payments-sandbox --help)"],
     ['a bad flag value', ['--port', 'eighty'], {}, '--port must be an integer from 0 to 65535, got "eighty" (from flag --port)'],
     ['a bad variable', [], { SANDBOX_AUTH: 'off' }, '--auth must be one of jwt, none, got "off" (from environment variable SANDBOX_AUTH)'],
+    ['an fsync policy that does not exist', ['--fsync', 'sometimes'], {}, '--fsync must be one of always, batch, never, got "sometimes" (from flag --fsync)'],
     ['a missing --config file', ['--config', 'nope.json'], {}, `the config file ${join(cwd, 'nope.json')} does not exist`],
     ['a config file that is not JSON', ['--config', 'broken.json'], {}, `the config file ${join(cwd, 'broken.json')} is not valid JSON`],
     ['an unknown config key', ['--config', 'typo.json'], {}, `the config file ${join(cwd, 'typo.json')} has unknown key "seeed"`],
@@ -55,6 +56,12 @@ describe('usage errors', () => {
       ['--host', '0.0.0.0', '--port', '0'],
       {},
       '--host 0.0.0.0 makes the control API (/_sandbox) reachable from other machines',
+    ],
+    [
+      'an admin token shorter than 16 characters',
+      ['--port', '0', '--admin-token', 'hunter2'],
+      {},
+      '--admin-token must be at least 16 characters, got 7 characters (from flag --admin-token)',
     ],
     [
       'a fixtures folder that does not exist',

@@ -48,6 +48,8 @@ describe('loadConfig defaults and sources', () => {
       '7',
       '--data-file',
       'state/db.json',
+      '--fsync',
+      'always',
       '--fixtures-dir',
       'fx',
       '--scenarios-dir',
@@ -55,7 +57,7 @@ describe('loadConfig defaults and sources', () => {
       '--auth',
       'none',
       '--admin-token',
-      's3cret',
+      's3cret-admin-token',
       '--journal-size',
       '5',
       '--namespace-cap',
@@ -81,10 +83,11 @@ describe('loadConfig defaults and sources', () => {
       port: 0,
       seed: 7,
       dataFile: '/work/app/state/db.json',
+      fsync: 'always',
       fixturesDir: '/work/app/fx',
       scenariosDir: '/abs/sc',
       auth: 'none',
-      adminToken: 's3cret',
+      adminToken: 's3cret-admin-token',
       journalSize: 5,
       namespaceCap: 3,
       namespaceIdleSeconds: 60,
@@ -104,10 +107,11 @@ describe('loadConfig defaults and sources', () => {
       SANDBOX_PORT: '4999',
       SANDBOX_SEED: '8',
       SANDBOX_DATA_FILE: 'd.json',
+      SANDBOX_FSYNC: 'never',
       SANDBOX_FIXTURES_DIR: 'f',
       SANDBOX_SCENARIOS_DIR: 's',
       SANDBOX_AUTH: 'none',
-      SANDBOX_ADMIN_TOKEN: 't',
+      SANDBOX_ADMIN_TOKEN: 'token-from-the-env',
       SANDBOX_JOURNAL_SIZE: '6',
       SANDBOX_NAMESPACE_CAP: '4',
       SANDBOX_NAMESPACE_IDLE_SECONDS: '0',
@@ -124,10 +128,11 @@ describe('loadConfig defaults and sources', () => {
       port: 4999,
       seed: 8,
       dataFile: '/work/app/d.json',
+      fsync: 'never',
       fixturesDir: '/work/app/f',
       scenariosDir: '/work/app/s',
       auth: 'none',
-      adminToken: 't',
+      adminToken: 'token-from-the-env',
       journalSize: 6,
       namespaceCap: 4,
       namespaceIdleSeconds: 0,
@@ -147,10 +152,11 @@ describe('loadConfig defaults and sources', () => {
       port: 5000,
       seed: 9,
       dataFile: 'data/db.json',
+      fsync: 'batch',
       fixturesDir: null,
       scenariosDir: 'sc',
       auth: 'jwt',
-      adminToken: 'a',
+      adminToken: 'token-from-the-file',
       journalSize: 7,
       namespaceCap: 8,
       namespaceIdleSeconds: 120,
@@ -308,6 +314,20 @@ describe('loadConfig errors', () => {
     const message = '--host 0.0.0.0 makes the control API (/_sandbox) reachable from other machines: set --admin-token (or SANDBOX_ADMIN_TOKEN) too';
     expect(usageError(() => load(['--host', '0.0.0.0']))).toBe(message);
     expect(usageError(() => load([], { SANDBOX_HOST: '0.0.0.0' }))).toBe(message);
-    expect(load(['--host', '0.0.0.0'], { SANDBOX_ADMIN_TOKEN: 'x' }).config.adminToken).toBe('x');
+    expect(load(['--host', '0.0.0.0'], { SANDBOX_ADMIN_TOKEN: 'x'.repeat(16) }).config.adminToken).toBe('x'.repeat(16));
+  });
+
+  it('refuses an admin token shorter than 16 characters from any source, without echoing it', () => {
+    expect(usageError(() => load(['--admin-token', 'hunter2']))).toBe(
+      '--admin-token must be at least 16 characters, got 7 characters (from flag --admin-token)',
+    );
+    expect(usageError(() => load(['--admin-token=']))).toBe('--admin-token must be at least 16 characters, got 0 characters (from flag --admin-token)');
+    expect(usageError(() => load([], { SANDBOX_ADMIN_TOKEN: 'x'.repeat(15) }))).toBe(
+      '--admin-token must be at least 16 characters, got 15 characters (from environment variable SANDBOX_ADMIN_TOKEN)',
+    );
+    expect(usageError(() => load([], {}, () => JSON.stringify({ adminToken: 'a' })))).toBe(
+      '--admin-token must be at least 16 characters, got 1 character (from /work/app/sandbox.config.json key "adminToken")',
+    );
+    expect(load(['--admin-token', 'y'.repeat(16)]).config.adminToken).toBe('y'.repeat(16));
   });
 });

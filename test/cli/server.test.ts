@@ -47,7 +47,7 @@ describe('start-up banner', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sandbox-banner-'));
     running = await startCli(['--port', '0', '--auth', 'none', '--data-file', join(dir, 'db.json'), '--watch']);
     expect(row(running, 'auth')).toBe('none: no token needed');
-    expect(row(running, 'state')).toBe(`data file ${join(dir, 'db.json')} (flushed on exit)`);
+    expect(row(running, 'state')).toBe(`data file ${join(dir, 'db.json')} (every change logged before its answer, fsync batch)`);
     expect(row(running, 'token')).toBeUndefined();
     expect(bannerLines(running)).toContain(
       'WARNING: --auth none: every request is accepted without a token; clients that send a bad token will not find out here',
@@ -58,14 +58,14 @@ describe('start-up banner', () => {
   });
 
   it('warns about a public bind', async () => {
-    running = await startCli(['--port', '0', '--host', '0.0.0.0'], { env: { SANDBOX_ADMIN_TOKEN: 'banner-secret' } });
+    running = await startCli(['--port', '0', '--host', '0.0.0.0'], { env: { SANDBOX_ADMIN_TOKEN: 'banner-secret-4010-token' } });
     expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(bannerLines(running)[0]).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+ \(bound to 0\.0\.0\.0\)$/);
     expect(bannerLines(running)).toContain('WARNING: listening on 0.0.0.0: reachable from other machines (the control API needs the admin token)');
     expect(row(running, 'control')).toBe(`${running.url}/_sandbox (needs the admin token)`);
-    expect(running.stderr()).not.toContain('banner-secret');
+    expect(running.stderr()).not.toContain('banner-secret-4010-token');
     expect((await fetch(`${running.url}/_sandbox/health`)).status).toBe(401);
-    expect((await fetch(`${running.url}/_sandbox/health`, { headers: { 'x-sandbox-admin-token': 'banner-secret' } })).status).toBe(200);
+    expect((await fetch(`${running.url}/_sandbox/health`, { headers: { 'x-sandbox-admin-token': 'banner-secret-4010-token' } })).status).toBe(200);
   });
 });
 

@@ -1,7 +1,9 @@
-// Persistence with --data FILE: a child sandbox under write load is killed at seeded random moments
-// (kill -9 in most cycles, SIGTERM or SIGINT in the others), 20 times, on the same file. Every
-// restart must load the file; after a graceful stop it must hold every acknowledged write, after a
-// kill -9 every write acknowledged before the last graceful stop and nothing that was never sent.
+// Persistence with --data-file FILE, through real processes: a child sandbox under a stream of
+// writes is killed at seeded random moments (kill -9 in most cycles, SIGTERM or SIGINT in the
+// others), 20 times (PERSISTENCE_CYCLES; 200 with SOAK), on the same file, with each fsync policy
+// in turn. Every restart must load the file and serve every write that was answered 2xx before the
+// stop, whatever the stop, and nothing that was never sent. Under a file size limit, appends fail:
+// those writes are answered 503 (never 2xx), the next write is a snapshot, and every 2xx is kept.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,7 @@ import { ROOT } from './support.js';
 const CYCLES = Number(process.env.PERSISTENCE_CYCLES ?? (process.env.SOAK ? 200 : 20));
 const WRITERS = 4;
 const CHILD = join(ROOT, 'test/reliability/child-server.mjs');
+const FSYNC = ['batch', 'always', 'never'] as const;
 
 let dir: string;
 let auth: string;
@@ -26,7 +29,7 @@ function newestSource(path: string): number {
   return Math.max(0, ...readdirSync(path).map((name) => newestSource(join(path, name))));
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   const built = join(ROOT, 'dist/bundle/index.js');
   let stale = true;
   try {
@@ -39,6 +42,7 @@ beforeAll(() => {
     if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`);
   }
   dir = mkdtempSync(join(tmpdir(), 'sandbox-persistence-'));
+  auth = `Bearer ${await tokenFor('admin')}`;
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -46,25 +50,31 @@ interface Child {
   proc: ChildProcess;
   url: string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr(): string;
 }
 
-function startChild(file: string): Promise<Child> {
-  const proc = spawn(process.execPath, [CHILD, file], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** The child sandbox on FILE; `limitBytes`: the largest file it may write (RLIMIT_FSIZE, through prlimit). */
+function startChild(file: string, fsync: string = 'batch', limitBytes?: number): Promise<Child> {
+  const node = [process.execPath, CHILD, file, fsync];
+  const proc =
+    limitBytes === undefined
+      ? spawn(node[0], node.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn('prlimit', [`--fsize=${limitBytes}`, '--', ...node], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     proc.once('exit', (code, signal) => resolve({ code, signal })),
   );
   let stderr = '';
   proc.stderr!.on('data', (d) => (stderr += d));
   return new Promise((resolve, reject) => {
-    proc.stdout!.once('data', (d) => resolve({ proc, url: String(d).trim().split('\n')[0], exited }));
+    proc.stdout!.once('data', (d) => resolve({ proc, url: String(d).trim().split('\n')[0], exited, stderr: () => stderr }));
     void exited.then(({ code }) => reject(new Error(`child exited (${code}) before listening: ${stderr}`)));
   });
 }
 
-/** The number at the end of display_name `w-<cycle>-<n>` (0 for a fixture name). */
-const seqOf = (name: string | null) => Number(/^w-\d+-(\d+)$/.exec(name ?? '')?.[1] ?? 0);
+/** The number at the end of display_name `w-<cycle>-<n>` or `f-<n>` (0 for a fixture name). */
+const seqOf = (name: string | null) => Number(/^(?:w-\d+|f)-(\d+)$/.exec(name ?? '')?.[1] ?? 0);
 
-/** The change log next to FILE: every complete line is a change; only a torn last line (no newline) may not parse. */
+/** The change log next to FILE: every complete line is a change with an increasing seq; only a torn last line (no newline) may not parse. */
 function checkLog(file: string): string {
   let text = '';
   try {
@@ -74,11 +84,15 @@ function checkLog(file: string): string {
   }
   const lines = text.split('\n');
   lines.pop(); // '' after the last newline, or a torn last line
+  let previous = 0;
   for (const line of lines) {
-    const keys = Object.keys(JSON.parse(line));
-    expect(keys, line.slice(0, 200)).toHaveLength(2);
-    expect(keys[0]).toBe('c');
-    expect(['ins', 'put', 'del']).toContain(keys[1]);
+    const change = JSON.parse(line);
+    const keys = Object.keys(change);
+    expect(keys, line.slice(0, 200)).toHaveLength(3);
+    expect(keys.slice(0, 2)).toEqual(['seq', 'c']);
+    expect(['ins', 'put', 'del']).toContain(keys[2]);
+    expect(change.seq).toBeGreaterThan(previous); // increasing through the file's life
+    previous = change.seq;
   }
   return text;
 }
@@ -90,60 +104,75 @@ function buyersInFile(file: string, ids: string[]): Map<string, number> {
   return new Map(ids.map((id) => [id, seqOf(byId.get(id)?.display_name ?? null)]));
 }
 
+/** SIGTERM, and the graceful stop's exit code 0. */
+async function stopGracefully(child: Child): Promise<void> {
+  child.proc.kill('SIGTERM');
+  expect((await child.exited).code).toBe(0);
+}
+
+function putBuyer(url: string, id: string, body: object): Promise<Response> {
+  return fetch(`${url}/buyers/${id}`, { method: 'PUT', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+/** What the sandbox serves for each buyer now (an empty PUT answers the record as it is). */
+async function served(url: string, ids: string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const id of ids) {
+    const res = await putBuyer(url, id, {});
+    expect(res.status).toBe(200);
+    out.set(id, seqOf((await res.json()).display_name));
+  }
+  return out;
+}
+
+/** The first buyers of merchant account default in FILE. */
+function someBuyers(file: string, n: number): string[] {
+  const data = JSON.parse(readFileSync(file, 'utf8'));
+  const ids = data.collections.buyers
+    .filter((b: any) => b.merchant_account_id === 'default')
+    .slice(0, n)
+    .map((b: any) => b.id);
+  expect(ids).toHaveLength(n);
+  return ids;
+}
+
 describe('data file under kill -9 and graceful stops', () => {
   it(
-    `keeps every acknowledged write across ${CYCLES} random kills`,
+    `serves every write answered 2xx after each of ${CYCLES} random stops, kill -9 included`,
     async () => {
       const file = join(dir, 'state.json');
-      auth = `Bearer ${await tokenFor('admin')}`;
       const random = mulberry32(4010);
       let buyers: string[] = [];
-      /** Per buyer: the highest write acknowledged before the last graceful stop (must survive). */
-      const guaranteed = new Map<string, number>();
+      /** Per buyer: the highest write answered 200 (it must survive any stop). */
+      const acknowledged = new Map<string, number>();
       /** Per buyer: the highest write ever sent (nothing beyond it can be in the file). */
       const sent = new Map<string, number>();
       let seq = 0;
+      let writes = 0;
       const stops: string[] = [];
 
       for (let cycle = 0; cycle < CYCLES; cycle++) {
-        const child = await startChild(file);
-        if (cycle === 0) {
-          const data = JSON.parse(readFileSync(file, 'utf8'));
-          buyers = data.collections.buyers
-            .filter((b: any) => b.merchant_account_id === 'default')
-            .slice(0, WRITERS)
-            .map((b: any) => b.id);
-          expect(buyers).toHaveLength(WRITERS);
-        }
-        // What the restarted sandbox serves holds every guaranteed write and nothing never sent.
+        const fsync = FSYNC[cycle % FSYNC.length];
+        const child = await startChild(file, fsync);
+        if (cycle === 0) buyers = someBuyers(file, WRITERS);
+        // What the restarted sandbox serves holds every acknowledged write and nothing never sent.
+        const now = await served(child.url, buyers);
         for (const id of buyers) {
-          const res = await fetch(`${child.url}/buyers/${id}`, {
-            method: 'PUT',
-            headers: { authorization: auth, 'content-type': 'application/json' },
-            body: '{}',
-          });
-          expect(res.status).toBe(200);
-          const served = seqOf((await res.json()).display_name);
-          expect(served, `cycle ${cycle} buyer ${id}`).toBeGreaterThanOrEqual(guaranteed.get(id) ?? 0);
-          expect(served).toBeLessThanOrEqual(sent.get(id) ?? 0);
+          expect(now.get(id), `cycle ${cycle} (after ${stops.at(-1)}) buyer ${id}`).toBeGreaterThanOrEqual(acknowledged.get(id) ?? 0);
+          expect(now.get(id)).toBeLessThanOrEqual(sent.get(id) ?? 0);
         }
 
-        const acked = new Map<string, number>();
-        let stopWriting = false;
         let stopAsked = false;
         const writer = async (id: string) => {
-          while (!stopWriting) {
+          for (;;) {
             const n = ++seq;
             sent.set(id, n);
             try {
-              const res = await fetch(`${child.url}/buyers/${id}`, {
-                method: 'PUT',
-                headers: { authorization: auth, 'content-type': 'application/json' },
-                body: JSON.stringify({ display_name: `w-${cycle}-${n}` }),
-              });
-              if (res.status !== 200) throw new Error(`write answered ${res.status}`);
+              const res = await putBuyer(child.url, id, { display_name: `w-${cycle}-${n}` });
+              if (res.status !== 200) throw new Error(`write answered ${res.status}: ${await res.text()}`);
               await res.arrayBuffer();
-              acked.set(id, n);
+              acknowledged.set(id, n);
+              writes++;
             } catch (err) {
               if (!stopAsked) throw err; // a failure before any stop is a bug
               return; // the child is stopping or gone: this write is not acknowledged
@@ -158,33 +187,106 @@ describe('data file under kill -9 and graceful stops', () => {
         stops.push(how);
         stopAsked = true;
         child.proc.kill(how);
-        if (how !== 'SIGKILL') {
-          // Writers stop once the stop is asked for; what was acknowledged until then must be kept.
-          const { code } = await child.exited;
-          stopWriting = true;
-          await writing;
+        const { code } = await child.exited;
+        await writing; // every writer has its answer, or its connection refused
+        buyersInFile(file, buyers); // parses
+        if (how === 'SIGKILL') {
+          checkLog(file); // complete lines parse, seqs increase
+        } else {
           expect(code).toBe(0);
-          for (const id of buyers) guaranteed.set(id, acked.get(id) ?? guaranteed.get(id) ?? 0);
           expect(checkLog(file), `after ${how} in cycle ${cycle}: FILE alone holds the state`).toBe('');
           const onDisk = buyersInFile(file, buyers);
           for (const id of buyers) {
-            expect(onDisk.get(id)!, `after ${how} in cycle ${cycle}`).toBeGreaterThanOrEqual(guaranteed.get(id)!);
+            expect(onDisk.get(id)!, `after ${how} in cycle ${cycle}`).toBeGreaterThanOrEqual(acknowledged.get(id) ?? 0);
             expect(onDisk.get(id)!).toBeLessThanOrEqual(sent.get(id)!);
           }
-        } else {
-          await child.exited;
-          stopWriting = true;
-          await writing;
-          buyersInFile(file, buyers); // parses
-          checkLog(file); // complete lines parse
         }
       }
-      // The seeded schedule mixed both kinds of stop.
+      // The seeded schedule mixed both kinds of stop, and writes were acknowledged in most cycles.
       expect(stops.filter((s) => s === 'SIGKILL').length).toBeGreaterThan(CYCLES / 3);
       expect(stops.filter((s) => s !== 'SIGKILL').length).toBeGreaterThanOrEqual(2);
+      expect(writes).toBeGreaterThan(CYCLES * WRITERS);
     },
     CYCLES * 12_000,
   );
+});
+
+describe('data file on a disk that refuses writes', () => {
+  it('answers 503 for a write the log could not take, follows it with a snapshot, and keeps every 2xx across kill -9', async () => {
+    const file = join(dir, 'limited.json');
+    const seeding = await startChild(file);
+    await stopGracefully(seeding);
+    const ids = someBuyers(file, 2);
+    // Room for a snapshot (the file and its temporary copy are each a little bigger than now), not
+    // for much log: about 30 appends fill it, and each later append fails with EFBIG.
+    const limit = statSync(file).size + 32 * 1024;
+    const child = await startChild(file, 'batch', limit);
+    const acknowledged = new Map<string, number>();
+    const sent = new Map<string, number>();
+    const refused: number[] = [];
+    let n = 0;
+    let recoveredAfterRefusal = false;
+    await Promise.all(
+      ids.map(async (id) => {
+        while (n < 300) {
+          const mine = ++n;
+          sent.set(id, mine);
+          const res = await putBuyer(child.url, id, { display_name: `f-${mine}` });
+          const body = await res.json();
+          if (res.status === 200) {
+            acknowledged.set(id, mine);
+            if (refused.length) recoveredAfterRefusal = true;
+            continue;
+          }
+          expect(res.status).toBe(503);
+          expect(res.headers.get('retry-after')).toBe('1');
+          expect(body).toEqual({
+            type: 'error',
+            code: 'service_unavailable',
+            status: 503,
+            message: expect.stringMatching(/^The change could not be recorded in the data file \(.*EFBIG.*\), so it is not acknowledged/),
+            details: [],
+          });
+          refused.push(mine);
+        }
+      }),
+    );
+    expect(refused.length).toBeGreaterThan(0);
+    expect(recoveredAfterRefusal).toBe(true); // the next write was a snapshot: writes go on
+    expect(child.stderr()).not.toMatch(/self-check/i);
+    child.proc.kill('SIGKILL');
+    await child.exited;
+
+    const restarted = await startChild(file);
+    const now = await served(restarted.url, ids);
+    for (const id of ids) {
+      expect(now.get(id)).toBeGreaterThanOrEqual(acknowledged.get(id)!);
+      expect(now.get(id)).toBeLessThanOrEqual(sent.get(id)!);
+    }
+    await stopGracefully(restarted);
+  }, 60_000);
+});
+
+describe('a control API write on a disk that refuses it', () => {
+  it('answers a reset whose snapshot cannot be written 503, and keeps the state the file holds', async () => {
+    const file = join(dir, 'limited-reset.json');
+    const seeding = await startChild(file);
+    const ids = someBuyers(file, 1);
+    expect((await putBuyer(seeding.url, ids[0], { display_name: 'f-1' })).status).toBe(200);
+    await stopGracefully(seeding);
+    // Room for appends, not for a whole snapshot.
+    const child = await startChild(file, 'batch', Math.floor(statSync(file).size / 2));
+    expect((await putBuyer(child.url, ids[0], { display_name: 'f-2' })).status).toBe(200);
+    const reset = await fetch(`${child.url}/_sandbox/reset`, { method: 'POST' });
+    expect(reset.status).toBe(503);
+    expect(reset.headers.get('retry-after')).toBe('1');
+    expect(await reset.json()).toMatchObject({ type: 'error', code: 'service_unavailable', status: 503, details: [] });
+    child.proc.kill('SIGKILL');
+    await child.exited;
+    const restarted = await startChild(file);
+    expect((await served(restarted.url, ids)).get(ids[0])).toBe(2); // the acknowledged write, not the refused reset
+    await stopGracefully(restarted);
+  }, 60_000);
 });
 
 describe('a data file that cannot be loaded', () => {

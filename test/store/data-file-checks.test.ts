@@ -1,0 +1,139 @@
+// A data file that is not what it should be is never loaded: the CLI (a real process) exits 1 with
+// one line naming the file, the record and the problem, and leaves the file as it was. An empty or
+// blank file is what a truncated one looks like, so it is refused too; only a missing file starts
+// from the fixtures. Every record passes the checks of a snapshot import, in FILE and in its log.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildSandbox } from '../../src/sandbox.js';
+import { ensureBuilt, runCli, startCli } from '../cli/support/cli.js';
+import { WELL_KNOWN } from '../support/sandbox.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'sandbox-data-checks-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A sound data file's content, as the sandbox writes it. */
+let sound: any;
+beforeAll(async () => {
+  await ensureBuilt();
+  const file = join(dir, 'sound.json');
+  const deps = await buildSandbox({ dataFile: file, logLevel: 'silent' });
+  await deps.namespaces.get().store.flush();
+  sound = JSON.parse(readFileSync(file, 'utf8'));
+}, 180_000);
+
+/** The sound file with `change` applied to a copy. */
+function variant(change: (data: any) => void): string {
+  const data = structuredClone(sound);
+  change(data);
+  return JSON.stringify(data);
+}
+
+const buyerIndex = () => sound.collections.buyers.findIndex((b: any) => b.id === WELL_KNOWN.buyers.default.id);
+
+describe('a data file that is not what it should be', () => {
+  const cases: Array<[name: string, content: () => string, message: (file: string) => string]> = [
+    [
+      'an empty file (0 bytes)',
+      () => '',
+      (f) =>
+        `the data file ${f} is empty (0 bytes), as a file cut short or emptied would be; the sandbox never writes it empty. Restore it, or remove it (and ${f}.log) to start from the fixtures; the sandbox does not reset it silently.`,
+    ],
+    ['a file of whitespace only', () => ' \n\t\n', (f) => `the data file ${f} is empty (4 bytes), as a file cut short or emptied would be;`],
+    ['a file cut short', () => JSON.stringify(sound).slice(0, 5000), (f) => `the data file ${f} cannot be loaded: `],
+    [
+      'a collection that is not an array',
+      () => variant((d) => (d.collections.buyers = 'oops')),
+      (f) => `the data file ${f}: collections.buyers must be an array of records, not string "oops". Fix or remove it; the sandbox does not reset it silently.`,
+    ],
+    [
+      'a record with a number id',
+      () => variant((d) => d.collections.buyers.push({ id: 5 })),
+      (f) =>
+        `the data file ${f}: buyers[${sound.collections.buyers.length}] (id 5): field 'merchant_account_id' is required; field 'created_at' is required; field 'updated_at' is required; and 6 more. Fix`,
+    ],
+    [
+      'a record with a field of the wrong type',
+      () => variant((d) => (d.collections.buyers[buyerIndex()].display_name = 5)),
+      (f) =>
+        `the data file ${f}: buyers[${buyerIndex()}] (id "${WELL_KNOWN.buyers.default.id}"): field 'display_name' must be of type string or null. Fix or remove it;`,
+    ],
+    [
+      'two records with a problem each',
+      () =>
+        variant((d) => {
+          d.collections.gift_cards[2].last4 = '12x4';
+          delete d.collections.roles[0].scopes;
+        }),
+      (f) => `the data file ${f}: roles[0] (id "${sound.collections.roles[0].id}"): field 'scopes' is required (and 1 more record with problems).`,
+    ],
+    [
+      'a record that is not an object',
+      () => variant((d) => (d.collections.webhook_subscriptions[1] = [1, 2])),
+      (f) => `the data file ${f}: webhook_subscriptions[1] must be a record (a JSON object), not an array.`,
+    ],
+    [
+      'the same id twice in a collection',
+      () => variant((d) => d.collections.webhook_subscriptions.push(structuredClone(d.collections.webhook_subscriptions[0]))),
+      (f) =>
+        `the data file ${f}: webhook_subscriptions[${sound.collections.webhook_subscriptions.length}] (id "${sound.collections.webhook_subscriptions[0].id}"): the same id as webhook_subscriptions[0]; ids are unique in a collection.`,
+    ],
+    [
+      'an unknown collection',
+      () => variant((d) => (d.collections.dragons = [])),
+      (f) => `the data file ${f}: collections has "dragons", which is not a collection name (merchant_accounts, roles,`,
+    ],
+    [
+      'an unknown top-level key',
+      () => variant((d) => (d.extra = true)),
+      (f) => `the data file ${f}: unknown top-level key "extra" (a data file holds schema_version, seed, collections and log_seq).`,
+    ],
+    ['a seed that is not an integer', () => variant((d) => (d.seed = '4010')), (f) => `the data file ${f}: seed must be an integer, not string "4010".`],
+    [
+      'a log_seq that is not a count',
+      () => variant((d) => (d.log_seq = -1)),
+      (f) => `the data file ${f}: log_seq must be an integer of 0 or more, not number -1.`,
+    ],
+    ['JSON of another shape', () => JSON.stringify({ hello: 'world' }), (f) => `the data file ${f} is not a payments-sandbox data file`],
+  ];
+
+  it.each(cases)('refuses %s: exit 1, one line naming the file and the problem, the file untouched', async (name, content, message) => {
+    const file = join(dir, `${name.replace(/\W+/g, '-')}.json`);
+    const text = content();
+    writeFileSync(file, text);
+    const result = await runCli(['--port', '0', '--log-level', 'warn', '--data-file', file]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(`payments-sandbox: cannot start: ${message(file)}`);
+    expect(readFileSync(file, 'utf8')).toBe(text);
+    expect(existsSync(`${file}.log`)).toBe(false);
+  });
+
+  it('refuses a log line whose record fails the checks, naming the log, the line and the record', async () => {
+    const file = join(dir, 'bad-log-record.json');
+    writeFileSync(file, JSON.stringify(sound));
+    const buyer = { ...sound.collections.buyers[buyerIndex()], display_name: 'Fine' };
+    const bad = { ...buyer, billing_details: 'not an object' };
+    const log = `${JSON.stringify({ c: 'buyers', put: buyer })}\n${JSON.stringify({ c: 'buyers', put: bad })}\n`;
+    writeFileSync(`${file}.log`, log);
+    const result = await runCli(['--port', '0', '--log-level', 'warn', '--data-file', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `payments-sandbox: cannot start: the change log ${file}.log is corrupt at line 2: the buyers record "${buyer.id}": field 'billing_details' must be of type object. Only a torn last line (a crash mid-write) is skipped; fix or remove that line, or remove ${file}.log to lose the changes since the last snapshot; the sandbox does not reset it silently.\n`,
+    );
+    expect(readFileSync(`${file}.log`, 'utf8')).toBe(log);
+  });
+
+  it('starts from the fixtures when the file is missing, and loads the file it wrote', async () => {
+    const file = join(dir, 'fresh.json');
+    const first = await startCli(['--port', '0', '--log-level', 'warn', '--data-file', file]);
+    expect((await fetch(`${first.url}/_sandbox/health`)).status).toBe(200);
+    expect(await first.stop('SIGTERM')).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8')).collections.buyers).toHaveLength(sound.collections.buyers.length);
+    const second = await startCli(['--port', '0', '--log-level', 'warn', '--data-file', file]);
+    expect((await fetch(`${second.url}/_sandbox/records/buyers/${WELL_KNOWN.buyers.default.id}`)).status).toBe(200);
+    expect(await second.stop('SIGTERM')).toBe(0);
+  });
+});
