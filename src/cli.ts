@@ -7,11 +7,14 @@ import { MAIN_HELP, startHelp } from './cli/help.js';
 import { runStartCommand } from './cli/start-command.js';
 import { runTokenCommand } from './cli/token-command.js';
 import { USAGE_EXIT_CODE, UsageError } from './cli/usage-error.js';
+import { packageVersion } from './spec/load-spec.js';
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(`${MAIN_HELP}\n${startHelp()}`);
+  } else if (command === '--version' || command === '-v') {
+    process.stdout.write(`${packageVersion()}\n`);
   } else if (command === 'token') {
     process.stdout.write(await runTokenCommand(rest, process.cwd()));
   } else if (command === 'start') {

@@ -2,7 +2,6 @@
 // that every operation has a handler (and every handler an operation), seeds the fixtures and opens
 // the store.
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CryptoKey, generateKeyPair, SignJWT } from 'jose';
 import type { Logger } from 'pino';
@@ -21,7 +20,7 @@ import { attachScenarioRuntime } from './scenarios/attach.js';
 import { builtInScenarios } from './scenarios/catalog-cache.js';
 import { loadScenarios } from './scenarios/load-scenarios.js';
 import type { ScenarioCatalog } from './scenarios/types.js';
-import { loadSpec, packageRoot } from './spec/load-spec.js';
+import { loadSpec, packageRoot, packageVersion } from './spec/load-spec.js';
 import { indexSpec, type SpecIndex } from './spec/operations.js';
 import { FixtureSource } from './store/fixture-overrides.js';
 import { NamespaceRegistry } from './store/namespaces.js';
@@ -112,8 +111,4 @@ async function sandboxServices(): Promise<HandlerServices> {
 
 function signWith(key: CryptoKey, claims: Record<string, unknown>): Promise<string> {
   return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).setIssuedAt().setExpirationTime('1h').sign(key);
-}
-
-function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 }

@@ -10,7 +10,8 @@ Commands:
   start    run the sandbox server (the default command)
   token    print a signed bearer token for the sandbox, e.g. TOKEN=$(npx payments-sandbox token)
 
-Run payments-sandbox <command> --help for the options of a command.
+Run payments-sandbox <command> --help for the options of a command;
+payments-sandbox --version prints the version.
 `;
 
 export function startHelp(): string {

@@ -1,12 +1,12 @@
 // The CLI as a child process: --help, usage errors (one line, exit 2), and `token`, whose output
 // the running sandbox accepts.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { START_OPTIONS } from '../../src/cli/options.js';
-import { cliToken, ensureBuilt, type RunningCli, runCli, startCli } from './support/cli.js';
+import { cliToken, ensureBuilt, ROOT, type RunningCli, runCli, startCli } from './support/cli.js';
 
 beforeAll(ensureBuilt, 180_000);
 
@@ -34,6 +34,15 @@ describe('payments-sandbox --help', () => {
     expect(token.code).toBe(0);
     expect(token.stdout).toMatch(/^Usage: payments-sandbox token \[--key FILE\] \[--scopes a,b\] \[--ttl 1h\]/);
     expect(token.stdout).toContain('TOKEN=$(npx payments-sandbox token)');
+  });
+});
+
+describe('payments-sandbox --version', () => {
+  it.each(['--version', '-v'])('%s prints the package version alone and exits 0', async (flag) => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    const result = await runCli([flag], { cwd: tmpdir() });
+    expect(result).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 });
 
