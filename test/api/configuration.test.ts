@@ -69,7 +69,7 @@ describe('configuration lists', () => {
           .sort(),
       );
       expect(ids).not.toContain(WELL_KNOWN.connections.stripe.id);
-      expectMethodNotAllowed(await sb.http.delete('/connections').set('authorization', sb.auth), 'GET');
+      expectMethodNotAllowed(await sb.http.delete('/connections').set('authorization', sb.auth), 'GET', 'DELETE', '/connections');
     });
   });
 
