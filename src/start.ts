@@ -47,7 +47,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
       resolve(s),
     );
     s.once('error', reject);
-    answerClientErrors(s as Server); // 408, 431 and unparsable requests get a JSON error body too
+    answerClientErrors(s as Server, deps.logger); // 408, 431 and unparsable requests get a JSON error body too (and a log line)
   });
   const watcher = deps.config.watch ? watchSources(deps, deps.logger) : null; // --watch: reload fixtures (and scenarios)
   const port = (server.address() as AddressInfo).port;

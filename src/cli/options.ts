@@ -124,7 +124,7 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     env: ['SANDBOX_LOG_LEVEL'],
     kind: { type: 'enum', values: LOG_LEVELS },
     arg: 'LEVEL',
-    help: `${LOG_LEVELS.join('|')}; debug logs one line per request (default info)`,
+    help: `${LOG_LEVELS.join('|')}; info logs each 4xx/5xx with its reason, debug every request (default info)`,
   },
   {
     key: 'logFormat',
