@@ -1,6 +1,7 @@
 // The API reference page in a real headless Chromium with every request off 127.0.0.1 blocked:
 // it loads, lists every operation of openapi.json (and of openapi.admin.json on /docs/admin), and
-// logs no console error; "Try it out" calls the sandbox at the address the page came from. Skipped, with a visible warning, only where /usr/bin/chromium is absent.
+// logs no console error; "Try it out" calls the sandbox at the address the page came from.
+// Skipped, with a visible warning, only where /usr/bin/chromium is absent.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
