@@ -150,6 +150,45 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     help: 'largest request body: bytes, or with kb/mb (default 1mb)',
   },
   { key: 'watch', flag: 'watch', env: ['SANDBOX_WATCH'], kind: { type: 'boolean' }, help: 'reload scenario files and fixtures when they change (default off)' },
+  {
+    key: 'tls',
+    flag: 'tls',
+    env: ['SANDBOX_TLS'],
+    kind: { type: 'boolean' },
+    help: 'serve HTTPS (HTTP/2 and HTTP/1.1) on --port, with a certificate from the sandbox CA (default off)',
+  },
+  {
+    key: 'httpsPort',
+    flag: 'https-port',
+    env: ['SANDBOX_HTTPS_PORT'],
+    kind: { type: 'integer', min: 0, max: 65535 },
+    arg: 'PORT',
+    help: 'also serve HTTPS on this port, beside plain HTTP on --port (0 picks a free one; default none)',
+  },
+  {
+    key: 'tlsCert',
+    flag: 'tls-cert',
+    env: ['SANDBOX_TLS_CERT'],
+    kind: { type: 'string', nullable: true },
+    arg: 'FILE',
+    help: "your certificate (PEM, with its chain) instead of the sandbox CA's; with --tls-key; implies --tls without --https-port",
+  },
+  {
+    key: 'tlsKey',
+    flag: 'tls-key',
+    env: ['SANDBOX_TLS_KEY'],
+    kind: { type: 'string', nullable: true },
+    arg: 'FILE',
+    help: 'the private key (PEM) of --tls-cert',
+  },
+  {
+    key: 'tlsDir',
+    flag: 'tls-dir',
+    env: ['SANDBOX_TLS_DIR'],
+    kind: { type: 'string', nullable: true },
+    arg: 'DIR',
+    help: 'where the sandbox CA and its localhost certificate are made once and kept (default ~/.payments-sandbox/tls)',
+  },
 ];
 
 /** The option a flag name (without dashes) stands for, if any. */

@@ -36,13 +36,19 @@ export async function runStartCommand(argv: readonly string[], io: StartIo): Pro
     formatBanner({
       version: sandbox.deps.version,
       url: sandbox.url,
+      secondUrl: sandbox.httpsUrl !== sandbox.url ? sandbox.httpsUrl : null,
+      tls: sandbox.tls,
       config,
       keyFile: defaultKeyFile(),
       configFile: loaded.configFile,
       watching: config.watch ? watchedFolders(config) : [],
     }),
   );
-  logger.info({ url: reachableUrl(sandbox.url), seed: config.seed, dataFile: config.dataFile, auth: config.auth }, `listening on ${reachableUrl(sandbox.url)}`);
+  const urls = [sandbox.url, ...(sandbox.httpsUrl && sandbox.httpsUrl !== sandbox.url ? [sandbox.httpsUrl] : [])].map(reachableUrl);
+  logger.info(
+    { url: urls[0], ...(urls[1] ? { httpsUrl: urls[1] } : {}), seed: config.seed, dataFile: config.dataFile, auth: config.auth, ca: sandbox.tls?.caFile },
+    `listening on ${urls.join(' and ')}`,
+  );
 }
 
 function stopOnSignals(sandbox: RunningSandbox, logger: Logger, io: StartIo, startedAt: number): void {
@@ -95,4 +101,13 @@ function checkPaths(config: SandboxConfig): void {
     const stat = statSync(dir, { throwIfNoEntry: false });
     if (!stat?.isDirectory()) throw new UsageError(`${flag}: ${dir} is not a folder`);
   }
+  for (const [flag, file] of [
+    ['--tls-cert', config.tlsCert],
+    ['--tls-key', config.tlsKey],
+  ] as const) {
+    if (file && !statSync(file, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`${flag}: ${file} is not a file`);
+  }
+  // The CA folder is made on first use; something else by that name is a mistake.
+  const tlsDir = config.tlsDir && statSync(config.tlsDir, { throwIfNoEntry: false });
+  if (tlsDir && !tlsDir.isDirectory()) throw new UsageError(`--tls-dir: ${config.tlsDir} is not a folder`);
 }

@@ -1,5 +1,6 @@
 // The one place error bodies are written: every ApiError becomes the reference's body; anything
 // else is a bug, logged with its stack and answered as a 500 server_error.
+import type { HttpBindings } from '@hono/node-server';
 import type { ErrorHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
@@ -20,9 +21,14 @@ export function toApiError(err: unknown): ApiError {
 /** `contract`: check every error answer against openapi.json (response self-check mode); null: off. */
 export function handleError(logger: Logger, contract: ErrorContract | null = null): ErrorHandler<SandboxEnv> {
   return function writeErrorBody(err, c) {
+    const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;
     let apiError = toApiError(err);
     if (!(err instanceof ApiError) && !(err instanceof HTTPException)) {
-      logger.error({ err, requestId: c.get('requestId'), path: c.req.path }, 'unhandled error');
+      // Reading a body the client stopped sending (it went away, or the request timeout cut it
+      // off) fails: that is the client's doing, not a sandbox bug, and nobody reads this answer.
+      if (incoming && requestCutOff(incoming))
+        apiError = ApiError.badRequest('The request body did not arrive: the client closed the request before sending it all.');
+      else logger.error({ err, requestId: c.get('requestId'), path: c.req.path }, 'unhandled error');
     }
     if (contract && !(apiError instanceof SelfCheckError)) {
       const problem = contract.problemWithError(c.get('operation'), apiError.status, errorBody(apiError));
@@ -36,7 +42,18 @@ export function handleError(logger: Logger, contract: ErrorContract | null = nul
     }
     // A refused body was never read: the connection cannot carry another request, and a client
     // that reused it would get a reset instead of its next answer.
-    if (apiError.status === 413) headers.connection = 'close';
+    // (HTTP/1.1 only: HTTP/2 has no Connection header; the stream ends with the answer.)
+    if (apiError.status === 413 && incoming?.httpVersionMajor !== 2) headers.connection = 'close';
     return jsonResponse(c, errorBody(apiError), apiError.status, headers);
   };
+}
+
+/**
+ * The request's body stopped before its end: its connection (HTTP/1.1) or its stream (HTTP/2, whose
+ * request then counts as complete) was closed by the client or by the request timeout.
+ */
+function requestCutOff(incoming: HttpBindings['incoming']): boolean {
+  const { aborted, stream } = incoming as { aborted?: boolean; stream?: { closed?: boolean } };
+  if (stream) return stream.closed === true || aborted === true;
+  return !incoming.complete && incoming.readableAborted;
 }

@@ -1,6 +1,7 @@
 // Scenario injection, between authentication and validation: a request that selected scenarios
 // (x-sandbox-scenario header, Prefer: code=NNN, or scenarios activated through the control API)
 // may be answered with an error, delayed, dropped, or get its normal body rewritten.
+import { Http2ServerRequest, constants as http2 } from 'node:http2';
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 import { ApiError } from '../http/api-error.js';
@@ -75,9 +76,17 @@ function applyStep(c: Context<SandboxEnv>, scenario: Scenario, taken: TakenStep)
   return new Promise((resolve) => setTimeout(resolve, action.delay_ms)).then(act);
 }
 
-/** Closes the client's TCP connection without an answer, as a crashed upstream or proxy would. */
+/**
+ * Closes the client's TCP connection without an answer, as a crashed upstream or proxy would. Over
+ * HTTP/2 only the request's stream is reset (INTERNAL_ERROR): the connection carries other requests.
+ */
 function dropConnection(c: Context<SandboxEnv>, name: string): Response {
-  const socket = (c.env as Partial<HttpBindings> | undefined)?.incoming?.socket;
+  const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;
+  if (incoming instanceof Http2ServerRequest) {
+    incoming.stream.close(http2.NGHTTP2_INTERNAL_ERROR);
+    return c.body(null, 444 as never);
+  }
+  const socket = incoming?.socket;
   if (!socket) {
     throw new ApiError(
       500,

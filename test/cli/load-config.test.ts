@@ -70,6 +70,14 @@ describe('loadConfig defaults and sources', () => {
       '--watch',
       '--request-timeout-ms',
       '5000',
+      '--https-port',
+      '4443',
+      '--tls-cert',
+      'certs/cert.pem',
+      '--tls-key',
+      '/abs/key.pem',
+      '--tls-dir',
+      'ca',
     ]);
     expect(config).toEqual({
       host: 'localhost',
@@ -88,7 +96,13 @@ describe('loadConfig defaults and sources', () => {
       bodyLimitBytes: 2 * 1024 * 1024,
       watch: true,
       requestTimeoutMs: 5000,
+      tls: false,
+      httpsPort: 4443,
+      tlsCert: '/work/app/certs/cert.pem',
+      tlsKey: '/abs/key.pem',
+      tlsDir: '/work/app/ca',
     });
+    expect(load(['--tls']).config.tls).toBe(true);
   });
 
   it('reads every option from its SANDBOX_* variable', () => {
@@ -109,6 +123,10 @@ describe('loadConfig defaults and sources', () => {
       SANDBOX_BODY_LIMIT: '512kb',
       SANDBOX_WATCH: '1',
       SANDBOX_REQUEST_TIMEOUT_MS: '6000',
+      SANDBOX_TLS: 'true',
+      SANDBOX_TLS_CERT: 'c.pem',
+      SANDBOX_TLS_KEY: 'k.pem',
+      SANDBOX_TLS_DIR: '/var/ca',
     });
     expect(config).toEqual({
       host: '127.0.0.2',
@@ -127,7 +145,13 @@ describe('loadConfig defaults and sources', () => {
       bodyLimitBytes: 512 * 1024,
       watch: true,
       requestTimeoutMs: 6000,
+      tls: true,
+      httpsPort: null,
+      tlsCert: '/work/app/c.pem',
+      tlsKey: '/work/app/k.pem',
+      tlsDir: '/var/ca',
     });
+    expect(load([], { SANDBOX_HTTPS_PORT: '0' }).config.httpsPort).toBe(0);
   });
 
   it('reads every option from sandbox.config.json in the cwd, paths relative to the file', () => {
@@ -148,10 +172,22 @@ describe('loadConfig defaults and sources', () => {
       bodyLimitBytes: 1000,
       watch: true,
       requestTimeoutMs: 7000,
+      tls: false,
+      httpsPort: 5443,
+      tlsCert: 'tls/cert.pem',
+      tlsKey: 'tls/key.pem',
+      tlsDir: '~ca',
     };
     const { config, configFile } = load([], {}, files({ '/work/app/sandbox.config.json': file }));
     expect(configFile).toBe('/work/app/sandbox.config.json');
-    expect(config).toEqual({ ...file, dataFile: '/work/app/data/db.json', scenariosDir: '/work/app/sc' });
+    expect(config).toEqual({
+      ...file,
+      dataFile: '/work/app/data/db.json',
+      scenariosDir: '/work/app/sc',
+      tlsCert: '/work/app/tls/cert.pem',
+      tlsKey: '/work/app/tls/key.pem',
+      tlsDir: '/work/app/~ca',
+    });
   });
 
   it('reads --config FILE (and SANDBOX_CONFIG) instead of the cwd file', () => {
@@ -255,6 +291,31 @@ describe('loadConfig errors', () => {
       throw new Error('EACCES: permission denied');
     };
     expect(usageError(() => load([], {}, unreadable))).toBe('cannot read the config file /work/app/sandbox.config.json: EACCES: permission denied');
+  });
+
+  it('takes the TLS options flag over env over file, and refuses combinations that cannot work', () => {
+    const read = files({ '/work/app/sandbox.config.json': { tlsDir: 'from-file', tls: true } });
+    expect(load(['--tls-dir', 'from-flag'], { SANDBOX_TLS_DIR: 'from-env' }, read).config.tlsDir).toBe('/work/app/from-flag');
+    expect(load([], { SANDBOX_TLS_DIR: 'from-env' }, read).config.tlsDir).toBe('/work/app/from-env');
+    expect(load([], {}, read).config).toMatchObject({ tlsDir: '/work/app/from-file', tls: true });
+    expect(load(['--no-tls'], {}, read).config.tls).toBe(false);
+    expect(usageError(() => load(['--tls-cert', 'c.pem']))).toBe(
+      "--tls-cert and --tls-key go together: give --tls-key too (or neither, for the sandbox CA's certificate)",
+    );
+    expect(usageError(() => load([], { SANDBOX_TLS_KEY: 'k.pem' }))).toBe(
+      "--tls-cert and --tls-key go together: give --tls-cert too (or neither, for the sandbox CA's certificate)",
+    );
+    expect(usageError(() => load(['--tls', '--https-port', '4443']))).toBe(
+      '--https-port serves HTTPS beside plain HTTP on --port, and --tls makes --port itself HTTPS: use one of them',
+    );
+    expect(usageError(() => load(['--https-port', '4010']))).toBe(
+      '--https-port 4010 is --port too: give HTTPS a port of its own (or use --tls to serve HTTPS on --port)',
+    );
+    expect(usageError(() => load([], { SANDBOX_HTTPS_PORT: 'https' }))).toBe(
+      '--https-port must be an integer from 0 to 65535, got "https" (from environment variable SANDBOX_HTTPS_PORT)',
+    );
+    // Both on port 0: two free ports.
+    expect(load(['--port', '0', '--https-port', '0']).config).toMatchObject({ port: 0, httpsPort: 0 });
   });
 
   it('refuses a non-loopback bind without an admin token, from any source', () => {
