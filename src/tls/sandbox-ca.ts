@@ -2,13 +2,15 @@
 // and kept, so a device or a trust store told to trust it once keeps trusting every later start;
 // and the certificate for localhost, 127.0.0.1 and ::1 it issues, made again when it is expired,
 // close to expiry, or was issued by another CA. Certificates are made with @peculiar/x509 over
-// WebCrypto (ECDSA P-256, SHA-256) and checked with Node's X509Certificate. Key files are 0600 in a
-// 0700 folder. Starts sharing a folder (parallel CI jobs) take a lock folder in turn.
+// WebCrypto (ECDSA P-256, SHA-256) and checked with Node's X509Certificate. The CA is constrained
+// to those three names. Key files are 0600 in a 0700 folder. Starts sharing a folder (parallel CI jobs) take a lock folder in turn.
 import 'reflect-metadata'; // @peculiar/x509's dependency injection (tsyringe) needs it loaded first
 import { createPrivateKey, KeyObject, randomBytes, webcrypto, X509Certificate } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { AsnConvert } from '@peculiar/asn1-schema';
+import { GeneralName, GeneralSubtree, GeneralSubtrees, id_ce_nameConstraints, NameConstraints } from '@peculiar/asn1-x509';
 import * as x509 from '@peculiar/x509';
 
 x509.cryptoProvider.set(webcrypto as unknown as Crypto);
@@ -124,9 +126,22 @@ async function makeCa(now: Date): Promise<Issued> {
       new x509.BasicConstraintsExtension(true, 0, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+      localhostOnly(),
     ],
   });
   return issued(cert, keys.privateKey);
+}
+
+/**
+ * Name constraints: whoever trusts this CA trusts it for localhost, 127.0.0.1 and ::1 only, so its
+ * key (a file in the user's home) can never vouch for a real site, whatever it signs.
+ */
+function localhostOnly(): x509.Extension {
+  const permitted = new GeneralSubtrees([
+    ...LEAF_NAMES.dns.map((name) => new GeneralSubtree({ base: new GeneralName({ dNSName: name }) })),
+    ...LEAF_NAMES.ip.map((ip) => new GeneralSubtree({ base: new GeneralName({ iPAddress: `${ip}/${ip.includes(':') ? 128 : 32}` }) })),
+  ]);
+  return new x509.Extension(id_ce_nameConstraints, true, AsnConvert.serialize(new NameConstraints({ permittedSubtrees: permitted })));
 }
 
 async function makeLeaf(ca: Issued, now: Date): Promise<Issued> {

@@ -1,8 +1,9 @@
-// The README's list of the operations served is the list of openapi.json: method, path,
-// operationId and the scopes a token needs, row for row in the document's order.
+// What the README lists is what the code has: the operations served (method, path, operationId and
+// scopes, row for row as openapi.json has them) and every start option (flag, variables, config key).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { START_OPTIONS } from '../../src/cli/options.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -50,5 +51,21 @@ describe('README operations list', () => {
     const documented = fromDocument();
     expect(documented).toHaveLength(19);
     expect(fromReadme()).toEqual(documented);
+  });
+});
+
+describe('README options table', () => {
+  it('has a row for every start option with its flag, variables and config key', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const rows = readme.split('\n').filter((line) => line.startsWith('| `--'));
+    for (const option of START_OPTIONS) {
+      const row = rows.find((r) => r.startsWith(`| \`--${option.flag}`));
+      expect(row, `--${option.flag}`).toBeDefined();
+      const [flag, env, key] = row!.split(' | ');
+      expect(flag).toContain(`--${option.flag}`);
+      for (const name of option.env) expect(env).toContain(`\`${name}\``);
+      expect(key).toBe(`\`${option.key}\``);
+    }
+    expect(rows).toHaveLength(START_OPTIONS.length);
   });
 });
