@@ -80,7 +80,7 @@ export function shutdownSummary(seconds: number, requests: number, dataFile: str
   return `payments-sandbox stopped after ${seconds.toFixed(1)} s: ${count}, ${state}`;
 }
 
-function readFileOrNull(path: string): string | null {
+export function readFileOrNull(path: string): string | null {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
