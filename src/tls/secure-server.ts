@@ -51,11 +51,14 @@ export function closeIdleSessions(server: object): void {
   for (const session of sessionsOf.get(server) ?? []) session.close();
 }
 
-/** The HTTP/1.1 request timeout, for one HTTP/2 stream: the request must have arrived within `ms`. */
+/**
+ * The HTTP/1.1 request timeout, for one HTTP/2 stream: a request body must have arrived within
+ * `ms`. Only the request: once the answer has started, the stream is the response's to finish.
+ */
 function limitRequestTime(req: Http2ServerRequest, res: Http2ServerResponse, ms: number): void {
-  if (req.complete) return; // a request without a body is whole already
+  if (req.stream.endAfterHeaders) return; // no body: the request is whole already
   const timer = setTimeout(() => {
-    if (req.complete || req.stream.destroyed) return;
+    if (req.complete || res.headersSent || req.stream.destroyed) return;
     if (!res.headersSent) {
       const error = new ApiError(408, 'request_timeout', 'The request did not arrive in time: send the headers and body without pausing.');
       const body = JSON.stringify(errorBody(error));

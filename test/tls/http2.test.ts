@@ -4,7 +4,7 @@
 // scenario dropping the connection, the body limit, the request timeout).
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { type ClientHttp2Session, constants } from 'node:http2';
+import http2, { type ClientHttp2Session, constants } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -150,6 +150,52 @@ describe('HTTPS from the sandbox CA, HTTP/2 and HTTP/1.1 on one port', () => {
     expect((await get('/connections')).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(logLines.filter((l) => l.level === 'error' || l.level === 'warn')).toEqual([]);
+  });
+
+  it('times only the request: an answer that takes longer than the request timeout arrives whole', async () => {
+    // The slow scenario answers 1.5 s late, past the 800 ms request timeout of this sandbox.
+    const [list, put] = await Promise.all([
+      get('/gift-cards?limit=100', { 'x-sandbox-scenario': 'slow' }),
+      putBuyer(JSON.stringify({ display_name: 'Slowly' }), { 'x-sandbox-scenario': 'slow' }),
+    ]);
+    expect(list.status).toBe(200);
+    expect(list.rstCode).toBe(constants.NGHTTP2_NO_ERROR);
+    expect(JSON.parse(list.body).items).toHaveLength(100);
+    expect(put.status).toBe(200);
+    expect(JSON.parse(put.body).display_name).toBe('Slowly');
+  });
+
+  it('keeps the pages of a client that reads slowly intact while other clients ask for pages', async () => {
+    const first = (await get('/gift-cards?limit=100')).body;
+    const other = `/gift-cards?limit=100&cursor=${encodeURIComponent(JSON.parse(first).next_cursor)}`;
+    const second = (await get(other)).body;
+    // A client with a small flow-control window asks for 20 first pages and does not read them yet:
+    // past the window, the answers wait in the server's stream queues.
+    const slow = http2.connect(sb.url, { ca, settings: { initialWindowSize: 1024 } });
+    const streams = Array.from({ length: 20 }, () => {
+      const stream = slow.request({ ':path': '/gift-cards?limit=100', authorization: auth });
+      stream.pause();
+      return stream;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Meanwhile other pages are assembled, in any buffer the server may reuse.
+    const others = await Promise.all(Array.from({ length: 40 }, async () => (await get(other)).body));
+    expect(new Set(others)).toEqual(new Set([second]));
+    const bodies = await Promise.all(
+      streams.map(
+        (stream) =>
+          new Promise<string>((resolve, reject) => {
+            let text = '';
+            stream.setEncoding('utf8');
+            stream.on('data', (chunk: string) => (text += chunk));
+            stream.on('end', () => resolve(text));
+            stream.on('error', reject);
+            stream.resume();
+          }),
+      ),
+    );
+    slow.close();
+    for (const body of bodies) expect(body).toBe(first);
   });
 
   it('sends every stream exactly its own list page while pooled buffers are reused', async () => {
