@@ -113,6 +113,7 @@ function handshakeFailure(code: string | undefined, tls: TlsMaterial): string {
   if (code === 'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA' || code === 'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE') {
     return `a client refused the certificate: it does not trust ${tls.caFile ? `the sandbox CA (${tls.caFile}; see the banner's trust line)` : `the issuer of ${tls.certFile}`}`;
   }
+  if (code === 'ERR_SSL_HTTP_REQUEST') return 'a client sent plain HTTP to this HTTPS port: use https://';
   return `a TLS handshake failed (${code ?? 'no code'})`;
 }
 

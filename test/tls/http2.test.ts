@@ -65,6 +65,13 @@ describe('HTTPS from the sandbox CA, HTTP/2 and HTTP/1.1 on one port', () => {
     await expect(h1Request(`${sb.url}/_sandbox/health`, { ca, servername: 'sandbox.example' })).rejects.toMatchObject({ code: 'ERR_TLS_CERT_ALTNAME_INVALID' });
   });
 
+  it('logs a client that speaks plain HTTP to the HTTPS port', async () => {
+    await expect(fetch(`${sb.url.replace('https:', 'http:')}/_sandbox/health`)).rejects.toThrow();
+    const line = () => logLines.find((l) => l.msg === 'a client sent plain HTTP to this HTTPS port: use https://');
+    for (let i = 0; i < 100 && !line(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(line()).toMatchObject({ level: 'info', code: 'ERR_SSL_HTTP_REQUEST' });
+  });
+
   it('answers HTTP/2: a GET with a token, a PUT, and the journal read back shows both', async () => {
     const list = await get('/connections', { 'x-request-id': 'h2-get-1' });
     expect(list.status).toBe(200);
