@@ -33,7 +33,7 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
 
   const firstSteps = [
     requestId(), //                                           x-request-id in and out
-    logRequests(deps.logger, deps.stats), //                    one debug line per request, with its id
+    logRequests(deps.logger, deps.stats), //                    a line per 4xx/5xx (info) or request (debug), with its id
     corsForBrowsers(['x-request-id', 'retry-after', 'x-sandbox-scenario']), // browser SDKs (Embed) call it too
   ];
   const everyRequest = [...firstSteps, limitBodySize(config.bodyLimitBytes)]; // 413 before a large body is buffered

@@ -1,25 +1,32 @@
 #!/usr/bin/env -S node --max-semi-space-size=8
 // --max-semi-space-size=8 (MB, npm start passes it too): V8 grows the young generation to 2 x 16 MB
 // under load by default, 16 MB more resident memory with no measurable gain in requests a second.
-// The payments-sandbox command: `start` (the default) and `token`. Each lives in src/cli/; this file
+// The payments-sandbox command: `start` (the default), `token` and `wait`. Each lives in src/cli/; this file
 // only dispatches and turns errors into exit codes (2: wrong usage, 1: could not start).
 import { MAIN_HELP, startHelp } from './cli/help.js';
-import { runStartCommand } from './cli/start-command.js';
+import { readFileOrNull, runStartCommand } from './cli/start-command.js';
 import { runTokenCommand } from './cli/token-command.js';
 import { USAGE_EXIT_CODE, UsageError } from './cli/usage-error.js';
+import { runWaitCommand } from './cli/wait-command.js';
+import { packageVersion } from './spec/load-spec.js';
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(`${MAIN_HELP}\n${startHelp()}`);
+  } else if (command === '--version' || command === '-v') {
+    process.stdout.write(`${packageVersion()}\n`);
   } else if (command === 'token') {
     process.stdout.write(await runTokenCommand(rest, process.cwd()));
+  } else if (command === 'wait') {
+    const io = { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr, readFile: readFileOrNull };
+    process.exitCode = await runWaitCommand(rest, io);
   } else if (command === 'start') {
     await runStartCommand(rest, { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
   } else if (command === undefined || command.startsWith('-')) {
     await runStartCommand(argv, { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
   } else {
-    throw new UsageError(`unknown command '${command}' (commands: start, token; see payments-sandbox --help)`);
+    throw new UsageError(`unknown command '${command}' (commands: start, token, wait; see payments-sandbox --help)`);
   }
 }
 

@@ -47,6 +47,15 @@ export interface SandboxConfig {
    * -merchant-account-id is a 400.
    */
   merchantAccountHeaders: string[];
+  /** Serve HTTPS (HTTP/2 and HTTP/1.1) on `port` instead of plain HTTP. */
+  tls: boolean;
+  /** Also serve HTTPS on this port, beside plain HTTP on `port` (null: no second port). */
+  httpsPort: number | null;
+  /** The user's own certificate and key (PEM files) instead of one from the sandbox CA; both or neither. */
+  tlsCert: string | null;
+  tlsKey: string | null;
+  /** Where the sandbox CA and its localhost certificate are kept (null: ~/.payments-sandbox/tls). */
+  tlsDir: string | null;
 }
 
 export const DEFAULT_SEED = 4010;
@@ -75,6 +84,11 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     logFormat: 'json',
     watch: false,
     merchantAccountHeaders: [],
+    tls: false,
+    httpsPort: null,
+    tlsCert: null,
+    tlsKey: null,
+    tlsDir: null,
     // An option given as undefined keeps its default.
     ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
   };

@@ -2,7 +2,6 @@
 // that every operation has a handler (and every handler an operation), seeds the fixtures and opens
 // the store.
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CryptoKey, generateKeyPair, SignJWT } from 'jose';
 import type { Logger } from 'pino';
@@ -26,7 +25,7 @@ import { builtInScenarios } from './scenarios/catalog-cache.js';
 import { loadScenarios } from './scenarios/load-scenarios.js';
 import { scenarioStateKind } from './scenarios/state.js';
 import type { ScenarioCatalog } from './scenarios/types.js';
-import { loadSpec, packageRoot } from './spec/load-spec.js';
+import { loadSpec, packageRoot, packageVersion } from './spec/load-spec.js';
 import { indexSpec, type SpecIndex } from './spec/operations.js';
 import { FixtureSource } from './store/fixture-overrides.js';
 import type { StoreData } from './store/records.js';
@@ -67,17 +66,21 @@ export interface SandboxDeps {
   logger: Logger;
 }
 
-/** Registers a document's operations with their handlers; a missing pairing fails boot by name. */
+/**
+ * Registers a document's operations with their handlers; a missing pairing fails boot by name.
+ * `servedBy` names the document in 405 answers ("The API reference serves only PUT on ...").
+ */
 export function serveSpec<H extends Record<string, unknown>>(
   spec: SpecIndex,
   handlers: H,
   docName: string,
+  servedBy = 'The API reference',
 ): { spec: SpecIndex; router: OperationRouter; handlers: H } {
   const missing = spec.operations.filter((op) => !handlers[op.id]).map((op) => `${op.id} (${op.method} ${op.path})`);
   if (missing.length) throw new Error(`${docName}: no handler for operation ${missing.join(', ')}`);
   const orphans = Object.keys(handlers).filter((id) => !spec.byId.has(id));
   if (orphans.length) throw new Error(`${docName}: handler ${orphans.join(', ')} has no operation in the document`);
-  return { spec, router: new OperationRouter(spec.operations), handlers };
+  return { spec, router: new OperationRouter(spec.operations, servedBy), handlers };
 }
 
 export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, options: { logger?: Logger; seedData?: StoreData } = {}): Promise<SandboxDeps> {
@@ -86,7 +89,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const logger = options.logger ?? createLogger(config); //   secrets censored, format from config
   const api = serveSpec(indexSpec(loadSpec(), 'openapi.json', [], { lazy: true }), apiHandlers(`payments-sandbox-cursor-${config.seed}`), 'openapi.json');
   const adminDoc = loadSpec(join(packageRoot(), 'openapi.admin.json'));
-  const adminServed = serveSpec(indexSpec(adminDoc, 'openapi.admin.json', [api.spec], { lazy: true }), adminHandlers, 'openapi.admin.json');
+  const adminServed = serveSpec(indexSpec(adminDoc, 'openapi.admin.json', [api.spec], { lazy: true }), adminHandlers, 'openapi.admin.json', 'The control API');
   // A bad file fails boot, naming file and path; the built-in files were checked by the build.
   const scenarios = config.scenariosDir === null ? builtInScenarios(api.spec) : loadScenarios(config.scenariosDir, api.spec);
   const fixtureSource = new FixtureSource(options.seedData ?? (await seedData(config.seed)), config.fixturesDir);
@@ -114,6 +117,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     namespaces,
     scenarios,
     adminSpec: adminServed.spec,
+    apiSpec: api.spec,
   };
   return {
     config,
@@ -166,8 +170,4 @@ async function sandboxServices(): Promise<HandlerServices> {
 
 function signWith(key: CryptoKey, claims: Record<string, unknown>): Promise<string> {
   return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).setIssuedAt().setExpirationTime('1h').sign(key);
-}
-
-function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 }

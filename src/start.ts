@@ -10,11 +10,13 @@ import { defaultKeysDir } from '../fixtures/keys-dir.js';
 import { WELL_KNOWN } from '../fixtures/well-known.js';
 import { createApp } from './app.js';
 import { type MintOptions, mintToken } from './auth/mint-token.js';
-import type { SandboxConfig } from './config.js';
+import { defaultConfig, type SandboxConfig } from './config.js';
 import type { SandboxEnv } from './http/call.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { DEFAULT_NAMESPACE } from './namespace/registry.js';
 import { buildSandbox, type SandboxDeps } from './sandbox.js';
+import { closeIdleSessions, secureServerFactory } from './tls/secure-server.js';
+import { mainPortTls, type TlsMaterial, tlsMaterial, usesTls } from './tls/tls-material.js';
 import { watchSources } from './watch/watch-sources.js';
 
 export interface StartOptions extends Partial<SandboxConfig> {
@@ -22,9 +24,13 @@ export interface StartOptions extends Partial<SandboxConfig> {
 }
 
 export interface RunningSandbox {
-  /** Base URL, e.g. http://127.0.0.1:43121 */
+  /** Base URL, e.g. http://127.0.0.1:43121 (https:// when `tls` makes the port HTTPS). */
   url: string;
   port: number;
+  /** The HTTPS base URL: `url` itself with `tls`, the second port's with `httpsPort`, else null. */
+  httpsUrl: string | null;
+  /** The certificate HTTPS is served with, and the sandbox CA to trust (null without HTTPS). */
+  tls: TlsMaterial | null;
   app: Hono<SandboxEnv>;
   deps: SandboxDeps;
   /** Back to the seeded fixtures (one namespace, `default` unless named). */
@@ -38,24 +44,30 @@ export interface RunningSandbox {
 }
 
 export async function startSandbox(options: StartOptions = {}): Promise<RunningSandbox> {
-  const { logger, ...config } = options;
-  const deps = await buildSandbox({ port: 0, ...config }, { logger });
+  const { logger, ...given } = options;
+  const config = defaultConfig({ port: 0, ...given });
+  // Before the store opens: a certificate problem stops the start with nothing to undo.
+  const tls = usesTls(config) ? await tlsMaterial(config) : null;
+  const deps = await buildSandbox(config, { logger });
   const app = createApp(deps);
   const adminKey = readFileSync(join(defaultKeysDir(), WELL_KNOWN.keyPairs.admin.keyFile), 'utf8');
-  const server: ServerType = await new Promise((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: deps.config.host, port: deps.config.port, serverOptions: serverTimeouts(deps.config.requestTimeoutMs) }, () =>
-      resolve(s),
-    );
-    s.once('error', reject);
-    answerClientErrors(s as Server); // 408, 431 and unparsable requests get a JSON error body too
-  });
+  const servers: ServerType[] = [];
+  try {
+    servers.push(await listen(app, deps, config.port, mainPortTls(config) ? tls : null));
+    if (config.httpsPort !== null) servers.push(await listen(app, deps, config.httpsPort, tls));
+  } catch (err) {
+    await Promise.all(servers.map(closeServer));
+    throw err;
+  }
   const watcher = deps.config.watch ? watchSources(deps, deps.logger) : null; // --watch: reload fixtures (and scenarios)
-  const port = (server.address() as AddressInfo).port;
-  const host = deps.config.host.includes(':') ? `[${deps.config.host}]` : deps.config.host;
-  const url = `http://${host}:${port}`;
+  const portOf = (server: ServerType) => (server.address() as AddressInfo).port;
+  const url = urlOf(config.host, portOf(servers[0]), mainPortTls(config));
+  const httpsUrl = mainPortTls(config) ? url : servers[1] ? urlOf(config.host, portOf(servers[1]), true) : null;
   return {
     url,
-    port,
+    port: portOf(servers[0]),
+    httpsUrl,
+    tls,
     app,
     deps,
     reset: (namespace = DEFAULT_NAMESPACE) => deps.namespaces.reset(namespace),
@@ -63,19 +75,62 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     token: (tokenOptions = {}) => mintToken({ ...tokenOptions, privateKeyPem: adminKey }),
     close: async () => {
       watcher?.close();
-      // Idle keep-alive sockets (fetch keeps them) would hold close() open until they time out. A busy
-      // client's sockets are idle only between its requests, so they are looked for until all are
-      // gone: a request in progress ends with its answer, one not yet read is never answered.
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      if ('closeIdleConnections' in server) {
-        server.closeIdleConnections();
-        const closing = setInterval(() => server.closeIdleConnections(), 10);
-        void closed.then(() => clearInterval(closing));
-      }
-      await closed;
+      await Promise.all(servers.map(closeServer));
       await deps.namespaces.get(DEFAULT_NAMESPACE).store.flush();
     },
   };
+}
+
+function urlOf(host: string, port: number, https: boolean): string {
+  return `${https ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** Listens on the port: plain HTTP/1.1, or with `tls` HTTPS, HTTP/2 or HTTP/1.1 as the client's ALPN asks. */
+function listen(app: Hono<SandboxEnv>, deps: SandboxDeps, port: number, tls: TlsMaterial | null): Promise<ServerType> {
+  const { host, requestTimeoutMs } = deps.config;
+  const timeouts = serverTimeouts(requestTimeoutMs);
+  return new Promise((resolve, reject) => {
+    const s = tls
+      ? serve(
+          {
+            fetch: app.fetch,
+            hostname: host,
+            port,
+            createServer: secureServerFactory(timeouts),
+            serverOptions: { allowHTTP1: true, key: tls.key, cert: tls.cert },
+          },
+          () => resolve(s),
+        )
+      : serve({ fetch: app.fetch, hostname: host, port, serverOptions: timeouts }, () => resolve(s));
+    s.once('error', reject);
+    answerClientErrors(s as Server, deps.logger); // 408, 431 and unparsable requests get a JSON error body too (and a log line)
+    // The usual first HTTPS problem: a client that does not trust the sandbox CA ends the handshake.
+    if (tls) s.on('tlsClientError', (err: NodeJS.ErrnoException) => deps.logger.info({ code: err.code }, handshakeFailure(err.code, tls)));
+  });
+}
+
+function handshakeFailure(code: string | undefined, tls: TlsMaterial): string {
+  if (code === 'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA' || code === 'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE') {
+    return `a client refused the certificate: it does not trust ${tls.caFile ? `the sandbox CA (${tls.caFile}; see the banner's trust line)` : `the issuer of ${tls.certFile}`}`;
+  }
+  if (code === 'ERR_SSL_HTTP_REQUEST') return 'a client sent plain HTTP to this HTTPS port: use https://';
+  return `a TLS handshake failed (${code ?? 'no code'})`;
+}
+
+function closeServer(server: ServerType): Promise<void> {
+  if (!server.listening) return Promise.resolve();
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // Idle keep-alive connections (fetch keeps them; HTTP/2 sessions) would hold close() open until they
+  // time out. A busy client's sockets are idle only between its requests, so they are looked for
+  // until all are gone: a request in progress ends with its answer, one not yet read is never answered.
+  const closeIdle = () => {
+    if ('closeIdleConnections' in server) server.closeIdleConnections();
+    closeIdleSessions(server);
+  };
+  closeIdle();
+  const closing = setInterval(closeIdle, 10);
+  void closed.then(() => clearInterval(closing));
+  return closed;
 }
 
 /**

@@ -32,6 +32,7 @@ describe('request flow', () => {
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe('GET');
     expectErrorBody(res.body, 405, 'method_not_allowed');
+    expect(res.body.message).toBe('The API reference serves only GET on /connections, not POST.');
   });
 
   it('answers browsers with CORS headers, and a preflight with 204', async () => {

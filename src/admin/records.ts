@@ -7,6 +7,7 @@ import { catchUpReports } from '../resources/reports/scheduler.js';
 import { summarize } from '../spec/operations.js';
 import type { CollectionName } from '../store/records.js';
 import type { CollectionMap } from '../store/store.js';
+import { parseOrder, sortRecords } from './record-order.js';
 import { canonicalizeRecordUuids, checkNotReferenced, checkReferences, RECORD_SHAPES, recordProblems, toApiShape } from './record-shapes.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
 
@@ -16,8 +17,10 @@ export const recordHandlers: AdminHandlerMap = {
   listRecords(ctx) {
     const { collection, db } = target(ctx);
     const { merchant_account_id: merchantAccountId, limit, offset } = ctx.query;
+    const order = parseOrder(ctx.query.order, collection, ctx.deps.adminSpec, ctx.deps.apiSpec);
     let rows = db[collection].all() as readonly AnyRecord[];
     if (merchantAccountId !== undefined) rows = rows.filter(merchantFilter(collection, merchantAccountId));
+    if (order) rows = sortRecords(rows, order);
     return {
       body: { items: rows.slice(offset, offset + limit).map((r) => present(ctx, collection, r)), total: rows.length, limit, offset },
     };

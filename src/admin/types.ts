@@ -13,6 +13,8 @@ export interface AdminDeps {
   scenarios: ScenarioCatalog;
   /** openapi.admin.json: the stored-shape schemas of the records API, snapshot and state import. */
   adminSpec: SpecIndex;
+  /** openapi.json, which the stored shapes refer to. */
+  apiSpec: SpecIndex;
 }
 
 /** What a control-API handler receives: the sandbox's admin deps and the request's namespace and input. */

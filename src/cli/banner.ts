@@ -3,11 +3,16 @@
 // so stdout carries only log lines.
 import { isLoopbackHost } from '../admin/exposure.js';
 import type { SandboxConfig } from '../config.js';
+import type { TlsMaterial } from '../tls/tls-material.js';
 
 export interface BannerInfo {
   version: string;
   /** The URL as bound, e.g. http://0.0.0.0:4010. */
   url: string;
+  /** The HTTPS URL beside it (--https-port), or null. */
+  secondUrl?: string | null;
+  /** The certificate served over HTTPS, or null. */
+  tls?: TlsMaterial | null;
   config: SandboxConfig;
   keyFile: string;
   configFile: string | null;
@@ -23,9 +28,12 @@ export function reachableUrl(url: string): string {
 export function formatBanner(info: BannerInfo): string {
   const { config } = info;
   const url = reachableUrl(info.url);
+  const second = info.secondUrl ? ` and ${reachableUrl(info.secondUrl)}` : '';
   const row = (label: string, text: string) => `  ${label.padEnd(9)} ${text}`;
+  const tls = info.tls ?? null;
+  const cacert = tls?.caFile && url.startsWith('https:') ? `--cacert ${tls.caFile} ` : '';
   const lines = [
-    `payments-sandbox ${info.version} listening on ${url}${url !== info.url ? ` (bound to ${config.host})` : ''}`,
+    `payments-sandbox ${info.version} listening on ${url}${second}${url !== info.url ? ` (bound to ${config.host})` : ''}`,
     row('seed', `${config.seed} (the same seed gives the same data)`),
     row(
       'state',
@@ -42,12 +50,13 @@ export function formatBanner(info: BannerInfo): string {
       row('auth', 'Authorization: Bearer <JWT signed with a known API key pair>'),
       row('key file', `${info.keyFile} (well-known admin key pair, every scope)`),
       row('token', 'TOKEN=$(npx payments-sandbox token)'),
-      row('try', `curl -H "Authorization: Bearer $TOKEN" ${url}/connections`),
+      row('try', `curl ${cacert}-H "Authorization: Bearer $TOKEN" ${url}/connections`),
     );
   }
   if (config.merchantAccountHeaders.length) {
     lines.push(row('merchant', `chosen by x-service-merchant-account-id or ${config.merchantAccountHeaders.join(', ')}`));
   }
+  if (tls) lines.push(...tlsRows(tls, row));
   lines.push(row('docs', `${url}/docs (control API: ${url}/docs/admin)`));
   lines.push(row('control', `${url}/_sandbox${config.adminToken ? ' (needs the admin token)' : ''}`));
   if (info.configFile) lines.push(row('config', info.configFile));
@@ -60,6 +69,21 @@ export function formatBanner(info: BannerInfo): string {
   );
   for (const warning of bannerWarnings(info)) lines.push(`WARNING: ${warning}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** What HTTPS is served with, and for the sandbox CA the one line that makes Node, curl and a device trust it. */
+function tlsRows(tls: TlsMaterial, row: (label: string, text: string) => string): string[] {
+  if (!tls.caFile) return [row('https', `HTTP/2 and HTTP/1.1, with your certificate ${tls.certFile}`)];
+  const kept = tls.made.ca
+    ? 'made now, kept for later starts: trust it once'
+    : tls.made.certificate
+      ? 'kept; its localhost certificate renewed now'
+      : 'kept from an earlier start';
+  return [
+    row('https', 'HTTP/2 and HTTP/1.1, certificate for localhost, 127.0.0.1 and ::1 issued by the sandbox CA'),
+    row('CA', `${tls.caFile} (${kept})`),
+    row('trust', `Node: NODE_EXTRA_CA_CERTS=${tls.caFile}  curl: --cacert ${tls.caFile}  a device: install ca.pem as a trusted CA (README, HTTPS)`),
+  ];
 }
 
 export function bannerWarnings(info: BannerInfo): string[] {

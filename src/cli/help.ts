@@ -9,8 +9,10 @@ A high-fidelity sandbox of the payments orchestration API.
 Commands:
   start    run the sandbox server (the default command)
   token    print a signed bearer token for the sandbox, e.g. TOKEN=$(npx payments-sandbox token)
+  wait     wait until a sandbox is ready, for scripts: payments-sandbox wait --timeout 30s
 
-Run payments-sandbox <command> --help for the options of a command.
+Run payments-sandbox <command> --help for the options of a command;
+payments-sandbox --version prints the version.
 `;
 
 export function startHelp(): string {
@@ -46,4 +48,26 @@ Options:
   --scopes a,b     comma-separated scopes (default: *.read,*.write,embed)
   --ttl DURATION   lifetime: seconds, or 30s, 15m, 1h, 2d (default 1h)
   -h, --help       show this help
+`;
+
+export const WAIT_HELP = `Usage: payments-sandbox wait [--url URL] [--timeout 30s]
+
+Waits until the sandbox at URL answers GET /_sandbox/health, for CI scripts that start it in the
+background:
+  npx payments-sandbox --port 4010 &
+  npx payments-sandbox wait --timeout 30s && npm test
+
+Exit code 0 once it is healthy (one line on stdout); 1 with one line on stderr when the timeout
+passes, or when the control API refuses the admin token; 2 for a usage error.
+
+Options:
+  --url URL            the sandbox's base URL (may end in /ns/<name>); default: where
+                       payments-sandbox start would listen with the same SANDBOX_* variables and
+                       ${CONFIG_FILE_NAME} (http://127.0.0.1:4010; https:// with --tls)
+  --timeout DURATION   how long to wait: 30s, 500ms, 2m, or a number of seconds (default 30s)
+  -h, --help           show this help
+
+An https URL is checked against the usual CAs, the sandbox CA of --tls-dir (SANDBOX_TLS_DIR,
+default ~/.payments-sandbox/tls), your --tls-cert and NODE_EXTRA_CA_CERTS. The admin token
+(SANDBOX_ADMIN_TOKEN or the config file) is sent when one is set.
 `;

@@ -236,8 +236,10 @@ function parseBytes(option: OptionSpec, text: string, source: string): number {
   return bytes;
 }
 
+const PATH_OPTIONS: ReadonlySet<keyof SandboxConfig> = new Set(['dataFile', 'fixturesDir', 'scenariosDir', 'tlsCert', 'tlsKey', 'tlsDir']);
+
 function isPathOption(option: OptionSpec): boolean {
-  return option.key === 'dataFile' || option.key === 'fixturesDir' || option.key === 'scenariosDir';
+  return PATH_OPTIONS.has(option.key);
 }
 
 function bad(option: OptionSpec, source: string, expected: string, given: unknown): UsageError {
@@ -250,6 +252,17 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 /** Options that are fine alone but not together. */
 function checkCombination(config: SandboxConfig): void {
+  if (Boolean(config.tlsCert) !== Boolean(config.tlsKey)) {
+    throw new UsageError(
+      `--tls-cert and --tls-key go together: give ${config.tlsCert ? '--tls-key' : '--tls-cert'} too (or neither, for the sandbox CA's certificate)`,
+    );
+  }
+  if (config.tls && config.httpsPort !== null) {
+    throw new UsageError('--https-port serves HTTPS beside plain HTTP on --port, and --tls makes --port itself HTTPS: use one of them');
+  }
+  if (config.httpsPort !== null && config.httpsPort !== 0 && config.httpsPort === config.port) {
+    throw new UsageError(`--https-port ${config.httpsPort} is --port too: give HTTPS a port of its own (or use --tls to serve HTTPS on --port)`);
+  }
   if (!isLoopbackHost(config.host) && !config.adminToken) {
     throw new UsageError(
       `--host ${config.host} makes the control API (/_sandbox) reachable from other machines: set --admin-token (or SANDBOX_ADMIN_TOKEN) too`,

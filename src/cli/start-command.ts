@@ -1,5 +1,6 @@
 // `payments-sandbox start`: load the options, boot the sandbox with a pino logger made from them,
-// print the banner, and on SIGINT/SIGTERM flush state and print a one-line summary (exit code 0).
+// print the banner, and on SIGINT/SIGTERM (or when the npm process that launched it is gone) flush
+// state and print a one-line summary (exit code 0).
 import { readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
@@ -9,6 +10,7 @@ import { type RunningSandbox, startSandbox } from '../start.js';
 import { watchedFolders } from '../watch/watch-sources.js';
 import { formatBanner, reachableUrl } from './banner.js';
 import { startHelp } from './help.js';
+import { findLauncher, watchLauncher } from './launcher-watch.js';
 import { loadConfig } from './load-config.js';
 import { defaultKeyFile } from './token-command.js';
 import { UsageError } from './usage-error.js';
@@ -31,41 +33,69 @@ export async function runStartCommand(argv: readonly string[], io: StartIo): Pro
   checkPaths(config);
   const logger = createLogger(config, { out: io.stdout });
   const sandbox = await startSandbox({ ...config, logger });
-  stopOnSignals(sandbox, logger, io, startedAt); // before the banner: whoever reads it may signal at once
+  const stop = stopOnSignals(sandbox, logger, io, startedAt); // before the banner: whoever reads it may signal at once
+  const launcher = findLauncher(io.env);
+  if (launcher) {
+    watchLauncher(launcher, () => {
+      logger.info({ launcher }, `the process that started payments-sandbox (${launcher.name}, pid ${launcher.pid}) has ended: stopping`);
+      void stop({ launcherGone: launcher.pid });
+    });
+  }
   io.stderr.write(
     formatBanner({
       version: sandbox.deps.version,
       url: sandbox.url,
+      secondUrl: sandbox.httpsUrl !== sandbox.url ? sandbox.httpsUrl : null,
+      tls: sandbox.tls,
       config,
       keyFile: defaultKeyFile(),
       configFile: loaded.configFile,
       watching: config.watch ? watchedFolders(config) : [],
     }),
   );
-  logger.info({ url: reachableUrl(sandbox.url), seed: config.seed, dataFile: config.dataFile, auth: config.auth }, `listening on ${reachableUrl(sandbox.url)}`);
+  const urls = [sandbox.url, ...(sandbox.httpsUrl && sandbox.httpsUrl !== sandbox.url ? [sandbox.httpsUrl] : [])].map(reachableUrl);
+  logger.info(
+    {
+      url: urls[0],
+      ...(urls[1] ? { httpsUrl: urls[1] } : {}),
+      seed: config.seed,
+      dataFile: config.dataFile,
+      auth: config.auth,
+      ca: sandbox.tls?.caFile,
+      pid: process.pid,
+      launcher: launcher ?? undefined,
+    },
+    `listening on ${urls.join(' and ')}`,
+  );
 }
 
-function stopOnSignals(sandbox: RunningSandbox, logger: Logger, io: StartIo, startedAt: number): void {
+/** Why the server stops: a signal, or the launcher watched by launcher-watch.ts has ended. */
+type StopCause = { signal: NodeJS.Signals } | { launcherGone: number };
+
+/** Stops gracefully (flush, summary, exit 0) on SIGINT and SIGTERM; returns the same stop for other causes. */
+function stopOnSignals(sandbox: RunningSandbox, logger: Logger, io: StartIo, startedAt: number): (cause: StopCause) => Promise<void> {
   let stopping = false;
-  const stop = async (signal: NodeJS.Signals) => {
+  const stop = async (cause: StopCause) => {
+    const what = 'signal' in cause ? cause.signal : 'launcher exit';
     if (stopping) {
-      io.stderr.write(`payments-sandbox: ${signal} again, exiting without waiting\n`);
+      io.stderr.write(`payments-sandbox: ${what} again, exiting without waiting\n`);
       process.exit(130);
     }
     stopping = true;
     try {
       await sandbox.close();
     } catch (err) {
-      io.stderr.write(`payments-sandbox: could not flush state on ${signal}: ${(err as Error).message}\n`);
+      io.stderr.write(`payments-sandbox: could not flush state on ${what}: ${(err as Error).message}\n`);
       process.exit(1);
     }
     const summary = shutdownSummary((performance.now() - startedAt) / 1000, sandbox.deps.stats.requests, sandbox.deps.config.dataFile);
-    logger.info({ signal, requests: sandbox.deps.stats.requests }, summary);
+    logger.info({ ...cause, requests: sandbox.deps.stats.requests }, summary);
     io.stderr.write(`${summary}\n`);
     process.exit(0);
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  process.on('SIGINT', (signal) => stop({ signal }));
+  process.on('SIGTERM', (signal) => stop({ signal }));
+  return stop;
 }
 
 export function shutdownSummary(seconds: number, requests: number, dataFile: string | null): string {
@@ -74,7 +104,7 @@ export function shutdownSummary(seconds: number, requests: number, dataFile: str
   return `payments-sandbox stopped after ${seconds.toFixed(1)} s: ${count}, ${state}`;
 }
 
-function readFileOrNull(path: string): string | null {
+export function readFileOrNull(path: string): string | null {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
@@ -95,4 +125,13 @@ function checkPaths(config: SandboxConfig): void {
     const stat = statSync(dir, { throwIfNoEntry: false });
     if (!stat?.isDirectory()) throw new UsageError(`${flag}: ${dir} is not a folder`);
   }
+  for (const [flag, file] of [
+    ['--tls-cert', config.tlsCert],
+    ['--tls-key', config.tlsKey],
+  ] as const) {
+    if (file && !statSync(file, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`${flag}: ${file} is not a file`);
+  }
+  // The CA folder is made on first use; something else by that name is a mistake.
+  const tlsDir = config.tlsDir && statSync(config.tlsDir, { throwIfNoEntry: false });
+  if (tlsDir && !tlsDir.isDirectory()) throw new UsageError(`--tls-dir: ${config.tlsDir} is not a folder`);
 }

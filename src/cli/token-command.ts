@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { mintToken, parseTtl } from '../auth/mint-token.js';
 import { packageRoot } from '../spec/load-spec.js';
+import { parseCommandArgs } from './command-args.js';
 import { TOKEN_HELP } from './help.js';
 import { UsageError } from './usage-error.js';
 
@@ -22,20 +23,9 @@ export function defaultKeyFile(): string {
 const SCOPE = /^[A-Za-z0-9*][A-Za-z0-9_.*-]*$/;
 
 export function parseTokenArgs(argv: readonly string[], cwd: string): TokenArgs {
-  const args: TokenArgs = { keyFile: defaultKeyFile(), scopes: undefined, ttlSeconds: 3600, help: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--help' || arg === '-h') {
-      args.help = true;
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const name = arg.startsWith('--') ? (eq >= 0 ? arg.slice(2, eq) : arg.slice(2)) : null;
-    if (name === null) throw new UsageError(`unexpected argument '${arg}' (see payments-sandbox token --help)`);
-    if (!['key', 'scopes', 'ttl'].includes(name)) throw new UsageError(`unknown option --${name} (see payments-sandbox token --help)`);
-    let value: string | undefined = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined || (eq < 0 && value.startsWith('--'))) throw new UsageError(`--${name} needs a value`);
-    value = value.trim();
+  const { help, values } = parseCommandArgs(argv, 'token', ['key', 'scopes', 'ttl']);
+  const args: TokenArgs = { keyFile: defaultKeyFile(), scopes: undefined, ttlSeconds: 3600, help };
+  for (const [name, value] of values) {
     if (name === 'key') args.keyFile = resolve(cwd, value);
     if (name === 'scopes') args.scopes = parseScopes(value);
     if (name === 'ttl') args.ttlSeconds = parseTtlOption(value);

@@ -8,6 +8,7 @@ import { ApiError } from '../errors/api-error.js';
 import type { SandboxEnv } from '../http/call.js';
 import { packageRoot } from '../spec/load-spec.js';
 import { docsPage } from './page.js';
+import { servedSpec } from './served-spec.js';
 import { swaggerAsset } from './swagger-assets.js';
 
 export const SPEC_FILES = ['openapi.json', 'openapi.admin.json'] as const;
@@ -15,8 +16,9 @@ export const SPEC_FILES = ['openapi.json', 'openapi.admin.json'] as const;
 /** `before`: the sandbox's first steps (request id, log, CORS, body limit), for these routes only. */
 export function docsRoutes(before: MiddlewareHandler<SandboxEnv>[]): Hono<SandboxEnv> {
   const root = packageRoot();
-  // Served byte for byte as the sandbox read them: what /docs shows is what the sandbox serves.
-  const specs = new Map(SPEC_FILES.map((name) => [name, readFileSync(join(root, name), 'utf8')]));
+  // Served as the sandbox read them (what /docs shows is what the sandbox serves), the servers
+  // naming the address the request came to.
+  const specs = new Map(SPEC_FILES.map((name) => [name, servedSpec(name, readFileSync(join(root, name), 'utf8'))]));
   const pages = { api: docsPage({ primary: 'api' }), admin: docsPage({ primary: 'admin' }) };
   const docs = new Hono<SandboxEnv>();
   // GET and HEAD only: any other method falls through to the API, which answers it (404).
@@ -33,8 +35,10 @@ export function docsRoutes(before: MiddlewareHandler<SandboxEnv>[]): Hono<Sandbo
     return c.body(new Uint8Array(asset.body), 200, { 'content-type': asset.contentType, 'cache-control': 'public, max-age=3600' });
   });
 
-  for (const [name, text] of specs) {
-    docs.get(`/${name}`, (c) => c.body(text, 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' }));
+  for (const [name, spec] of specs) {
+    docs.get(`/${name}`, (c) =>
+      c.body(spec.textFor(new URL(c.req.url).origin), 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' }),
+    );
   }
   return docs;
 }

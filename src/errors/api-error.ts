@@ -77,8 +77,10 @@ export class ApiError extends Error {
   static notFound(message = 'The resource could not be found.') {
     return new ApiError(404, 'not_found', message);
   }
-  static methodNotAllowed(method: string, path: string, allowed: string[]) {
-    return new ApiError(405, 'method_not_allowed', `Method ${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}.`, [], {
+  /** `servedBy` serves `allowed` on the path `template` (as the document writes it), and not `method`. */
+  static methodNotAllowed(method: string, template: string, allowed: string[], servedBy: string) {
+    const list = allowed.length > 1 ? `${allowed.slice(0, -1).join(', ')} and ${allowed.at(-1)}` : allowed[0];
+    return new ApiError(405, 'method_not_allowed', `${servedBy} serves only ${list} on ${template}, not ${method}.`, [], {
       headers: { allow: allowed.join(', ') },
     });
   }

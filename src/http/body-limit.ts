@@ -1,8 +1,9 @@
 // Refuses request bodies over the limit before they are buffered. A declared Content-Length is
 // checked up front (Node guarantees the body is no longer than it); only a chunked body, of unknown
-// length, is counted as it streams (Hono's bodyLimit, which buffers it up to the limit). Requests
-// without a body skip all of it: touching the body stream would make the server build a full
-// Request object for every GET.
+// length, is counted as it streams (Hono's bodyLimit, which buffers it up to the limit), and so is an
+// HTTP/2 body sent without Content-Length (HTTP/2 has no chunked encoding). Requests without a body
+// skip all of it: touching the body stream would make the server build a full Request object for
+// every GET.
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from '../errors/api-error.js';
 import type { Step } from './pipeline.js';
@@ -24,7 +25,7 @@ export function limitBodySize(maxBytes: number): Step {
         if (Number(length) > maxBytes) throw tooLarge();
         return;
       }
-      if (call.header('transfer-encoding') === undefined) return;
+      if (!call.hasBodyOfUnknownLength()) return;
       return countStreamed(call.context, done).then(() => undefined);
     },
   };

@@ -10,7 +10,16 @@ import type { Context } from 'hono';
 import type { Namespace } from '../namespace/namespace.js';
 import type { Operation } from '../spec/operations.js';
 import type { ApiKeyPairRecord } from '../store/records.js';
-import { destroySocket, findHeaderName, onResponseWritten, requestHeader, requestHeaders } from './node-bindings.js';
+import {
+  destroySocket,
+  findHeaderName,
+  http2BodyOfUnknownLength,
+  isHttp2,
+  onResponseWritten,
+  requestCutOff,
+  requestHeader,
+  requestHeaders,
+} from './node-bindings.js';
 
 export interface Principal {
   /** `key-pair`: a verified token; `anonymous`: an operation without security; `auth-off`: --auth none. */
@@ -130,9 +139,23 @@ export class Call {
     (this.slots ??= [])[slot.index] = value;
   }
 
-  /** Closes the client's connection without an answer; false when there is no socket (in process). */
+  /** Ends the request without an answer (HTTP/1.1: the connection; HTTP/2: its stream); false when there is no socket (in process). */
   dropConnection(): boolean {
     return destroySocket(this.context);
+  }
+
+  get http2(): boolean {
+    return isHttp2(this.context);
+  }
+
+  /** An HTTP/2 body sent without Content-Length (HTTP/2 has no chunked encoding). */
+  hasBodyOfUnknownLength(): boolean {
+    return this.header('transfer-encoding') !== undefined || http2BodyOfUnknownLength(this.context);
+  }
+
+  /** Whether the client stopped sending its request before it was all read. */
+  requestCutOff(): boolean {
+    return requestCutOff(this.context);
   }
 
   /** `done` once the answer has been handed to the operating system; false when nothing will say so. */

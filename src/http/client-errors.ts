@@ -3,6 +3,7 @@
 // Node's bare status line, and the connection is closed.
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
 import { ApiError, errorBody } from '../errors/api-error.js';
 
 const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
@@ -18,7 +19,8 @@ export function clientErrorOf(code: string | undefined): ApiError {
   return ApiError.badRequest(`The request is not valid HTTP/1.1 (${code ?? 'parse error'}).`);
 }
 
-export function answerClientErrors(server: Server): void {
+/** `logger`: each answer is logged at info, like every 4xx of the app (there is no request id, method or path to give). */
+export function answerClientErrors(server: Server, logger?: Logger): void {
   server.on('clientError', function answerClientError(err: NodeJS.ErrnoException, socket: Duplex) {
     // A response already under way, or a peer that is gone: nothing sensible can be written.
     const started = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
@@ -27,6 +29,7 @@ export function answerClientErrors(server: Server): void {
       return;
     }
     const error = clientErrorOf(err.code);
+    logger?.info({ status: error.status, code: error.code, message: error.message }, `${error.status} ${error.code}: ${error.message}`);
     const body = JSON.stringify(errorBody(error));
     socket.end(
       `HTTP/1.1 ${error.status} ${REASONS[error.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,

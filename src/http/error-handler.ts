@@ -22,7 +22,10 @@ export function handleError(logger: Logger, contract: ErrorContract | null = nul
   return function writeErrorBody(err: unknown, call: Call) {
     let apiError = toApiError(err);
     if (!(err instanceof ApiError) && !(err instanceof HTTPException)) {
-      logger.error({ err, requestId: call.requestId, path: call.path }, 'unhandled error');
+      // Reading a body the client stopped sending (it went away, or the request timeout cut it
+      // off) fails: that is the client's doing, not a sandbox bug, and nobody reads this answer.
+      if (call.requestCutOff()) apiError = ApiError.badRequest('The request body did not arrive: the client closed the request before sending it all.');
+      else logger.error({ err, requestId: call.requestId, path: call.path }, 'unhandled error');
     }
     if (contract && !(apiError instanceof SelfCheckError)) {
       // The sandbox's own answers (503 at the namespace cap) belong to no operation: their body is checked, not their status.
@@ -37,7 +40,8 @@ export function handleError(logger: Logger, contract: ErrorContract | null = nul
     }
     // A refused body was never read: the connection cannot carry another request, and a client
     // that reused it would get a reset instead of its next answer.
-    if (apiError.status === 413) headers.connection = 'close';
+    // (HTTP/1.1 only: HTTP/2 has no Connection header; the stream ends with the answer.)
+    if (apiError.status === 413 && !call.http2) headers.connection = 'close';
     return jsonResponse(call, errorBody(apiError), apiError.status, headers);
   };
 }

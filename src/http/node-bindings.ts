@@ -3,12 +3,22 @@
 // a plain object: reading it directly avoids building a Headers instance and normalizing names on
 // every lookup (a request looks up a dozen headers). In process (app.request(), no Node objects),
 // the fetch Request is used instead, and what needs a socket says so.
+import { Http2ServerRequest, constants as http2 } from 'node:http2';
 import type { Context } from 'hono';
 
 type IncomingHeaders = Record<string, string | string[] | undefined>;
 
 interface NodeBindings {
-  incoming?: { headers?: IncomingHeaders; socket?: { destroy(): void } };
+  incoming?: {
+    headers?: IncomingHeaders;
+    socket?: { destroy(): void };
+    httpVersionMajor?: number;
+    complete?: boolean;
+    readableAborted?: boolean;
+    aborted?: boolean;
+    /** HTTP/2 only. */
+    stream?: { endAfterHeaders?: boolean; closed?: boolean };
+  };
   outgoing?: { once(event: 'finish', listener: () => void): unknown };
 }
 
@@ -27,12 +37,40 @@ export function requestHeaders(c: Context): Readonly<IncomingHeaders> {
   return bindings(c)?.incoming?.headers ?? Object.fromEntries(c.req.raw.headers);
 }
 
-/** Closes the client's connection without an answer; false when there is no socket (in process). */
+/**
+ * Ends the request without an answer, as a crashed upstream or proxy would: the TCP connection, or
+ * over HTTP/2 only the request's stream (INTERNAL_ERROR: the connection carries other requests).
+ * False when there is no socket (in process).
+ */
 export function destroySocket(c: Context): boolean {
-  const socket = bindings(c)?.incoming?.socket;
+  const incoming = bindings(c)?.incoming;
+  if (incoming instanceof Http2ServerRequest) {
+    incoming.stream.close(http2.NGHTTP2_INTERNAL_ERROR);
+    return true;
+  }
+  const socket = incoming?.socket;
   if (!socket) return false;
   socket.destroy();
   return true;
+}
+
+/** Whether the request came over HTTP/2. */
+export function isHttp2(c: Context): boolean {
+  return bindings(c)?.incoming?.httpVersionMajor === 2;
+}
+
+/** An HTTP/2 request whose HEADERS frame did not end the stream: a body follows, of a length nobody declared. */
+export function http2BodyOfUnknownLength(c: Context): boolean {
+  const incoming = bindings(c)?.incoming;
+  return incoming?.httpVersionMajor === 2 && incoming.stream?.endAfterHeaders === false;
+}
+
+/** Whether the client stopped sending its request (went away, or the request timeout cut it off). */
+export function requestCutOff(c: Context): boolean {
+  const incoming = bindings(c)?.incoming;
+  if (!incoming) return false;
+  if (incoming.stream) return incoming.stream.closed === true || incoming.aborted === true;
+  return !incoming.complete && incoming.readableAborted === true;
 }
 
 /**

@@ -6,6 +6,8 @@ import { ApiError } from '../errors/api-error.js';
 import type { Operation } from '../spec/operations.js';
 
 interface Route {
+  /** The path as the document writes it, e.g. /buyers/{buyer_id}. */
+  template: string;
   segments: string[];
   /** The parameter name of each segment, null for a static one. */
   paramNames: (string | null)[];
@@ -24,13 +26,17 @@ export class OperationRouter {
   /** Templates by their number of segments, most static segments first: the most specific wins. */
   private readonly routesByLength = new Map<number, Route[]>();
 
-  constructor(operations: Operation[]) {
+  /** `servedBy` names the document in 405 messages: "The API reference serves only PUT on /buyers/{buyer_id}, not POST." */
+  constructor(
+    operations: Operation[],
+    private readonly servedBy = 'The API reference',
+  ) {
     const byPath = new Map<string, Route>();
     for (const op of operations) {
       let route = byPath.get(op.path);
       if (!route) {
         const paramNames = op.segments.map((s) => (isParam(s) ? s.slice(1, -1) : null));
-        route = { segments: op.segments, paramNames, staticCount: paramNames.filter((n) => n === null).length, byMethod: new Map() };
+        route = { template: op.path, segments: op.segments, paramNames, staticCount: paramNames.filter((n) => n === null).length, byMethod: new Map() };
         byPath.set(op.path, route);
       }
       route.byMethod.set(op.method, op);
@@ -51,19 +57,19 @@ export class OperationRouter {
    */
   match(method: string, path: string): Match {
     const exact = this.staticRoutes.get(path);
-    if (exact) return this.operationOf(exact, method, path, {});
+    if (exact) return this.operationOf(exact, method, {});
     const segments = splitPath(path);
     for (const route of this.routesByLength.get(segments.length) ?? []) {
       const params = matchSegments(route, segments);
-      if (params) return this.operationOf(route, method, path, params);
+      if (params) return this.operationOf(route, method, params);
     }
     throw ApiError.notFound(`No operation is served at ${path}.`);
   }
 
-  private operationOf(route: Route, method: string, path: string, params: Record<string, string>): Match {
+  private operationOf(route: Route, method: string, params: Record<string, string>): Match {
     const operation = route.byMethod.get(method);
     if (operation) return { operation, params };
-    throw ApiError.methodNotAllowed(method, path, [...route.byMethod.keys()]);
+    throw ApiError.methodNotAllowed(method, route.template, [...route.byMethod.keys()], this.servedBy);
   }
 }
 

@@ -2,10 +2,11 @@
 // dist/scenarios-catalog.json: a start with the built-in folder then reads one JSON file instead of
 // parsing a dozen YAML files and compiling the scenario-file schema (about 110 ms of a 500 ms
 // start-up budget). The file carries a fingerprint of what it was made from (each scenario file's
-// name, size and modification time, and openapi.json's): when any of them has changed since, it is
+// name and content hash, and openapi.json's): when any of them has changed since, it is
 // ignored and the folder is loaded and checked as usual. Only built code uses it (like the seed
 // cache): the tests run from src/, where a catalog built by older code could be stale.
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadSpec, packageRoot, RUNNING_BUILT } from '../spec/load-spec.js';
@@ -30,12 +31,13 @@ function builtInSpecFile(): string {
   return join(packageRoot(), 'openapi.json');
 }
 
-/** What a catalog is compiled from, as one line per file (name, size, modification time): any change to them changes it. */
+/**
+ * What a catalog is compiled from, as one line per file (name and a hash of its content): any change
+ * to them changes it. Contents, not modification times: an installed package's files carry the
+ * times its tarball gave them, not the build's (npm packs every file with one fixed date).
+ */
 export function fingerprintOf(folder: string, specFile: string): string {
-  const line = (path: string, name: string) => {
-    const stat = statSync(path);
-    return `${name} ${stat.size} ${stat.mtimeMs}`;
-  };
+  const line = (path: string, name: string) => `${name} ${createHash('sha256').update(readFileSync(path)).digest('base64url')}`;
   return [line(specFile, basename(specFile)), ...scenarioFiles(folder).map((file) => line(join(folder, file), file))].join('\n');
 }
 

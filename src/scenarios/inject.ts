@@ -76,7 +76,10 @@ function applyStep(call: Call, scenario: Scenario, taken: TakenStep): Response |
   return new Promise((resolve) => setTimeout(resolve, action.delay_ms)).then(act);
 }
 
-/** Closes the client's TCP connection without an answer, as a crashed upstream or proxy would. */
+/**
+ * Closes the client's TCP connection without an answer, as a crashed upstream or proxy would. Over
+ * HTTP/2 only the request's stream is reset: the connection carries other requests.
+ */
 function dropConnection(call: Call, name: string): Response {
   if (!call.dropConnection()) {
     throw new ApiError(

@@ -15,6 +15,11 @@ export function packageRoot(): string {
   }
 }
 
+/** The version in the package's package.json (what --version and /_sandbox/health say). */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 /**
  * Whether this is the built package (dist/src, or the dist/bundle the CLI runs) rather than the
  * sources the tests run from: only built code may use what the build wrote beside it (the seed and

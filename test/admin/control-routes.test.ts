@@ -11,6 +11,18 @@ describe('reset, snapshot, tokens', () => {
 
   const snapshotText = async (ns = 'default') => (await sb.http.get('/_sandbox/snapshot').set('x-sandbox-namespace', ns)).text;
 
+  it('answers another method on a control route with 405, Allow and what the control API serves there', async () => {
+    const res = await sb.http.post('/_sandbox/clock').send({});
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe('GET, PUT, DELETE');
+    expectErrorBody(res.body, 405, 'method_not_allowed');
+    expect(res.body.message).toBe('The control API serves only GET, PUT and DELETE on /_sandbox/clock, not POST.');
+    const record = await sb.http.put(`/ns/m405/_sandbox/records/buyers/${WELL_KNOWN.buyers.default.id}`).send({});
+    expect(record.status).toBe(405);
+    expect(record.headers.allow).toBe('GET, DELETE, PATCH');
+    expect(record.body.message).toBe('The control API serves only GET, DELETE and PATCH on /_sandbox/records/{collection}/{record_id}, not PUT.');
+  });
+
   it('answers health with the namespace', async () => {
     const res = await sb.http.get('/ns/h1/_sandbox/health');
     expect(res.status).toBe(200);

@@ -156,7 +156,8 @@ describe('PUT /buyers/{buyer_id}', () => {
   });
 
   it('is 405 with Allow for another method on the path', async () => {
-    expectMethodNotAllowed(await sb.http.get(`/buyers/${BUYER}`).set('authorization', sb.auth), 'PUT');
-    expectMethodNotAllowed(await sb.http.delete(`/buyers/${BUYER}`).set('authorization', sb.auth), 'PUT');
+    // "the API reference serves only PUT on /buyers/{buyer_id}"
+    expectMethodNotAllowed(await sb.http.get(`/buyers/${BUYER}`).set('authorization', sb.auth), 'PUT', 'GET', '/buyers/{buyer_id}');
+    expectMethodNotAllowed(await sb.http.delete(`/buyers/${BUYER}`).set('authorization', sb.auth), 'PUT', 'DELETE', '/buyers/{buyer_id}');
   });
 });

@@ -111,7 +111,7 @@ describe('configuration lists', () => {
         WELL_KNOWN.antiFraudServices.merchantTwo.id,
         WELL_KNOWN.giftCardServices.merchantTwo.id,
       ]);
-      expectMethodNotAllowed(await sb.http.delete('/connections').set('authorization', sb.auth), 'GET');
+      expectMethodNotAllowed(await sb.http.delete('/connections').set('authorization', sb.auth), 'GET', 'DELETE', '/connections');
     });
   });
 

@@ -72,7 +72,7 @@ describe('DELETE operations', () => {
       it('is 404 for an unknown id, 400 for a non-uuid id, 405 for another method', async () => {
         expectNotFound(await del(`${c.path}/00000000-0000-4000-8000-0000000000ff`));
         expectBadRequest(await del(`${c.path}/not-a-uuid`), [{ location: 'path', pointer: `/${c.param}`, type: 'uuid_parsing' }]);
-        expectMethodNotAllowed(await sb.http.get(`${c.path}/${c.ids.default.id}`).set('authorization', sb.auth), 'DELETE');
+        expectMethodNotAllowed(await sb.http.get(`${c.path}/${c.ids.default.id}`).set('authorization', sb.auth), 'DELETE', 'GET', `${c.path}/{${c.param}}`);
         expect(has(c.collection, c.ids.default.id)).toBe(true);
       });
 

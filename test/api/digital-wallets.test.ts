@@ -134,7 +134,7 @@ describe('digital wallet sessions', () => {
       expectBadRequest(await session({ checkout_session_id: null }), [{ location: 'body', pointer: '/checkout_session_id', type: 'string_type' }]);
       const noBody = await sb.http.post('/digital-wallets/click-to-pay/session');
       expectBadRequest(noBody, [{ location: 'body', pointer: '', type: 'missing' }]);
-      expectMethodNotAllowed(await sb.http.get('/digital-wallets/click-to-pay/session'), 'POST');
+      expectMethodNotAllowed(await sb.http.get('/digital-wallets/click-to-pay/session'), 'POST', 'GET', '/digital-wallets/click-to-pay/session');
     });
   });
 });

@@ -247,6 +247,8 @@ describe('payment methods', () => {
       expectMethodNotAllowed(
         await sb.http.get(`/payment-methods/${PM.card.id}/network-tokens/${NT.active.id}/cryptogram`).set('authorization', sb.auth),
         'POST',
+        'GET',
+        '/payment-methods/{payment_method_id}/network-tokens/{network_token_id}/cryptogram',
       );
     });
   });

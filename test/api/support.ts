@@ -97,8 +97,12 @@ export function expectUnprocessable(res: Response, items: Array<{ loc: string[];
   });
 }
 
-export function expectMethodNotAllowed(res: Response, allow: string): void {
+/** A 405 with `Allow`, whose message says what the reference serves on `template` instead of `method`. */
+export function expectMethodNotAllowed(res: Response, allow: string, method: string, template: string): void {
   expectJson(res, 405);
   expect(res.headers.allow).toBe(allow);
   expectErrorBody(res.body, 405, 'method_not_allowed');
+  const methods = allow.split(', ');
+  const list = methods.length > 1 ? `${methods.slice(0, -1).join(', ')} and ${methods.at(-1)}` : methods[0];
+  expect(res.body.message).toBe(`The API reference serves only ${list} on ${template}, not ${method.toUpperCase()}.`);
 }

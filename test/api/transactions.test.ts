@@ -123,6 +123,11 @@ describe('POST /transactions/{transaction_id}/session', () => {
     expectJson(await session(TX.default.id, '', {}, `Bearer ${await tokenFor('admin', { scopes: ['embed'] })}`), 200);
     expectJson(await session(TX.default.id, '', {}, `Bearer ${await tokenFor('admin', { scopes: ['transactions.write'] })}`), 200);
     expectForbidden(await session(TX.default.id, '', {}, `Bearer ${await tokenFor('admin', { scopes: ['transactions.read'] })}`));
-    expectMethodNotAllowed(await sb.http.get(`/transactions/${TX.default.id}/session`).set('authorization', sb.auth), 'POST');
+    expectMethodNotAllowed(
+      await sb.http.get(`/transactions/${TX.default.id}/session`).set('authorization', sb.auth),
+      'POST',
+      'GET',
+      '/transactions/{transaction_id}/session',
+    );
   });
 });

@@ -47,8 +47,8 @@ describe('request validation across operations', () => {
       const allowed = METHODS.filter((m) => item[m]);
       for (const method of METHODS.filter((m) => !item[m])) {
         const res = await sb.http[method](url).set('authorization', sb.auth);
-        expectMethodNotAllowed(res, allowed.map((m) => m.toUpperCase()).join(', '));
-        expectMethodNotAllowed(await sb.http[method](url), allowed.map((m) => m.toUpperCase()).join(', '));
+        expectMethodNotAllowed(res, allowed.map((m) => m.toUpperCase()).join(', '), method, template);
+        expectMethodNotAllowed(await sb.http[method](url), allowed.map((m) => m.toUpperCase()).join(', '), method, template);
       }
     }
     expect(JSON.stringify(Object.fromEntries(Object.entries(store(sb)).map(([k, c]) => [k, c.size])))).toBe(sizes);
@@ -138,7 +138,12 @@ describe('request validation across operations', () => {
   });
 
   it('lets a static path win over a template for every method: PUT /buyers/payment-methods is 405', async () => {
-    expectMethodNotAllowed(await sb.http.put('/buyers/payment-methods').set('authorization', sb.auth).send({ display_name: 'x' }), 'GET');
+    expectMethodNotAllowed(
+      await sb.http.put('/buyers/payment-methods').set('authorization', sb.auth).send({ display_name: 'x' }),
+      'GET',
+      'PUT',
+      '/buyers/payment-methods',
+    );
     expectJson(await sb.http.get('/buyers/payment-methods').set('authorization', sb.auth), 200);
   });
 

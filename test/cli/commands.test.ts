@@ -1,12 +1,12 @@
 // The CLI as a child process: --help, usage errors (one line, exit 2), and `token`, whose output
 // the running sandbox accepts.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { START_OPTIONS } from '../../src/cli/options.js';
-import { cliToken, ensureBuilt, type RunningCli, runCli, startCli } from './support/cli.js';
+import { cliToken, ensureBuilt, ROOT, type RunningCli, runCli, startCli } from './support/cli.js';
 
 beforeAll(ensureBuilt, 180_000);
 
@@ -37,6 +37,15 @@ describe('payments-sandbox --help', () => {
   });
 });
 
+describe('payments-sandbox --version', () => {
+  it.each(['--version', '-v'])('%s prints the package version alone and exits 0', async (flag) => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    const result = await runCli([flag], { cwd: tmpdir() });
+    expect(result).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+});
+
 describe('usage errors', () => {
   const cwd = mkdtempSync(join(tmpdir(), 'sandbox-cli-'));
   writeFileSync(join(cwd, 'broken.json'), '{ "seed": ');
@@ -44,7 +53,7 @@ describe('usage errors', () => {
 
   const cases: Array<[string, string[], Record<string, string>, string]> = [
     ['an unknown option', ['--prot', '1'], {}, 'unknown option --prot (see payments-sandbox start --help)'],
-    ['an unknown command', ['serve'], {}, "unknown command 'serve' (commands: start, token; see payments-sandbox --help)"],
+    ['an unknown command', ['serve'], {}, "unknown command 'serve' (commands: start, token, wait; see payments-sandbox --help)"],
     ['a bad flag value', ['--port', 'eighty'], {}, '--port must be an integer from 0 to 65535, got "eighty" (from flag --port)'],
     ['a bad variable', [], { SANDBOX_AUTH: 'off' }, '--auth must be one of jwt, none, got "off" (from environment variable SANDBOX_AUTH)'],
     ['an fsync policy that does not exist', ['--fsync', 'sometimes'], {}, '--fsync must be one of always, batch, never, got "sometimes" (from flag --fsync)'],

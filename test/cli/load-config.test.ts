@@ -77,6 +77,14 @@ describe('loadConfig defaults and sources', () => {
       '--merchant-account-header',
       'X-Gr4vy-Merchant-Account-Id',
       '--merchant-account-header=x-merchant',
+      '--https-port',
+      '4443',
+      '--tls-cert',
+      'certs/cert.pem',
+      '--tls-key',
+      '/abs/key.pem',
+      '--tls-dir',
+      'ca',
     ]);
     expect(config).toEqual({
       host: 'localhost',
@@ -98,7 +106,13 @@ describe('loadConfig defaults and sources', () => {
       watch: true,
       requestTimeoutMs: 5000,
       merchantAccountHeaders: ['x-gr4vy-merchant-account-id', 'x-merchant'],
+      tls: false,
+      httpsPort: 4443,
+      tlsCert: '/work/app/certs/cert.pem',
+      tlsKey: '/abs/key.pem',
+      tlsDir: '/work/app/ca',
     });
+    expect(load(['--tls']).config.tls).toBe(true);
   });
 
   it('reads every option from its SANDBOX_* variable', () => {
@@ -122,6 +136,10 @@ describe('loadConfig defaults and sources', () => {
       SANDBOX_WATCH: '1',
       SANDBOX_REQUEST_TIMEOUT_MS: '6000',
       SANDBOX_MERCHANT_ACCOUNT_HEADER: 'x-gr4vy-merchant-account-id, X-Merchant',
+      SANDBOX_TLS: 'true',
+      SANDBOX_TLS_CERT: 'c.pem',
+      SANDBOX_TLS_KEY: 'k.pem',
+      SANDBOX_TLS_DIR: '/var/ca',
     });
     expect(config).toEqual({
       host: '127.0.0.2',
@@ -143,7 +161,13 @@ describe('loadConfig defaults and sources', () => {
       watch: true,
       requestTimeoutMs: 6000,
       merchantAccountHeaders: ['x-gr4vy-merchant-account-id', 'x-merchant'],
+      tls: true,
+      httpsPort: null,
+      tlsCert: '/work/app/c.pem',
+      tlsKey: '/work/app/k.pem',
+      tlsDir: '/var/ca',
     });
+    expect(load([], { SANDBOX_HTTPS_PORT: '0' }).config.httpsPort).toBe(0);
   });
 
   it('reads every option from sandbox.config.json in the cwd, paths relative to the file', () => {
@@ -167,10 +191,22 @@ describe('loadConfig defaults and sources', () => {
       watch: true,
       requestTimeoutMs: 7000,
       merchantAccountHeaders: ['x-gr4vy-merchant-account-id'],
+      tls: false,
+      httpsPort: 5443,
+      tlsCert: 'tls/cert.pem',
+      tlsKey: 'tls/key.pem',
+      tlsDir: '~ca',
     };
     const { config, configFile } = load([], {}, files({ '/work/app/sandbox.config.json': file }));
     expect(configFile).toBe('/work/app/sandbox.config.json');
-    expect(config).toEqual({ ...file, dataFile: '/work/app/data/db.json', scenariosDir: '/work/app/sc' });
+    expect(config).toEqual({
+      ...file,
+      dataFile: '/work/app/data/db.json',
+      scenariosDir: '/work/app/sc',
+      tlsCert: '/work/app/tls/cert.pem',
+      tlsKey: '/work/app/tls/key.pem',
+      tlsDir: '/work/app/~ca',
+    });
   });
 
   it('reads --config FILE (and SANDBOX_CONFIG) instead of the cwd file', () => {
@@ -308,6 +344,31 @@ describe('loadConfig errors', () => {
       throw new Error('EACCES: permission denied');
     };
     expect(usageError(() => load([], {}, unreadable))).toBe('cannot read the config file /work/app/sandbox.config.json: EACCES: permission denied');
+  });
+
+  it('takes the TLS options flag over env over file, and refuses combinations that cannot work', () => {
+    const read = files({ '/work/app/sandbox.config.json': { tlsDir: 'from-file', tls: true } });
+    expect(load(['--tls-dir', 'from-flag'], { SANDBOX_TLS_DIR: 'from-env' }, read).config.tlsDir).toBe('/work/app/from-flag');
+    expect(load([], { SANDBOX_TLS_DIR: 'from-env' }, read).config.tlsDir).toBe('/work/app/from-env');
+    expect(load([], {}, read).config).toMatchObject({ tlsDir: '/work/app/from-file', tls: true });
+    expect(load(['--no-tls'], {}, read).config.tls).toBe(false);
+    expect(usageError(() => load(['--tls-cert', 'c.pem']))).toBe(
+      "--tls-cert and --tls-key go together: give --tls-key too (or neither, for the sandbox CA's certificate)",
+    );
+    expect(usageError(() => load([], { SANDBOX_TLS_KEY: 'k.pem' }))).toBe(
+      "--tls-cert and --tls-key go together: give --tls-cert too (or neither, for the sandbox CA's certificate)",
+    );
+    expect(usageError(() => load(['--tls', '--https-port', '4443']))).toBe(
+      '--https-port serves HTTPS beside plain HTTP on --port, and --tls makes --port itself HTTPS: use one of them',
+    );
+    expect(usageError(() => load(['--https-port', '4010']))).toBe(
+      '--https-port 4010 is --port too: give HTTPS a port of its own (or use --tls to serve HTTPS on --port)',
+    );
+    expect(usageError(() => load([], { SANDBOX_HTTPS_PORT: 'https' }))).toBe(
+      '--https-port must be an integer from 0 to 65535, got "https" (from environment variable SANDBOX_HTTPS_PORT)',
+    );
+    // Both on port 0: two free ports.
+    expect(load(['--port', '0', '--https-port', '0']).config).toMatchObject({ port: 0, httpsPort: 0 });
   });
 
   it('refuses a non-loopback bind without an admin token, from any source', () => {

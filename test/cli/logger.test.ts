@@ -84,7 +84,7 @@ describe('formatPrettyLine', () => {
 });
 
 describe('request log lines by status', () => {
-  async function logsOf(level: 'warn' | 'debug', send: (url: string, auth: string) => Promise<Response>) {
+  async function logsOf(level: 'warn' | 'info' | 'debug', send: (url: string, auth: string) => Promise<Response>) {
     const { out, lines } = capture();
     const sandbox = await startSandbox({ logger: createLogger({ logLevel: level, logFormat: 'json' }, { out }) });
     try {
@@ -111,11 +111,41 @@ describe('request log lines by status', () => {
     }
   });
 
-  it('still logs it at debug, with its status and request id', async () => {
-    const { status, lines } = await logsOf('debug', injected);
+  it('still logs it at info, with its status, code, message and request id', async () => {
+    const { status, lines } = await logsOf('info', injected);
     expect(status).toBe(500);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 'debug', method: 'GET', path: '/gift-cards', status: 500, operation: 'listGiftCards', namespace: 'default' });
+    expect(lines[0]).toMatchObject({
+      level: 'info',
+      method: 'GET',
+      path: '/gift-cards',
+      status: 500,
+      code: 'server_error',
+      operation: 'listGiftCards',
+      namespace: 'default',
+    });
+    expect(lines[0].message).toMatch(/scenario server-error/);
+    expect(lines[0].msg).toBe(`GET /gift-cards 500 server_error: ${lines[0].message}`);
     expect(typeof lines[0].requestId).toBe('string');
+  });
+
+  it('logs a 422 at info with the messages of its items', async () => {
+    const unknownRole = '00000000-0000-4000-8000-0000000000aa';
+    const { status, lines } = await logsOf('info', (url, auth) =>
+      fetch(`${url}/api-key-pairs`, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ display_name: 'Bad', role_ids: [unknownRole] }),
+      }),
+    );
+    expect(status).toBe(422);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 'info', status: 422, code: 'validation_error', operation: 'createApiKeyPair' });
+    expect(lines[0].message).toContain(unknownRole);
+  });
+
+  it('logs nothing for a 200 at info', async () => {
+    const ok = await logsOf('info', (url, auth) => fetch(`${url}/connections`, { headers: { authorization: auth } }));
+    expect(ok).toEqual({ status: 200, lines: [] });
   });
 });

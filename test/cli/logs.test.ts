@@ -64,8 +64,16 @@ describe('request logs at debug', () => {
     }
   });
 
-  it('logs one debug line per request with the id sent back in x-request-id', () => {
+  it('logs one line per request with the id sent back in x-request-id: debug below 400, info with code and message above', () => {
     const logged = requestLines();
+    expect(logged.map((l) => l.level)).toEqual(['debug', 'info', 'info', 'debug', 'debug', 'info', 'debug']);
+    expect(logged.filter((l) => l.status < 400).every((l) => l.code === undefined && l.message === undefined)).toBe(true);
+    expect(logged[2]).toMatchObject({ code: 'not_found', message: 'No operation is served at /no-such-path.' });
+    expect(logged[5]).toMatchObject({
+      code: 'forbidden',
+      message: 'The admin token is wrong.',
+      msg: 'GET /_sandbox/health 403 forbidden: The admin token is wrong.',
+    });
     expect(logged.map((l) => [l.method, l.path, l.status])).toEqual([
       ['GET', '/connections', 200],
       ['GET', '/connections', 401],
@@ -107,6 +115,76 @@ describe('request logs at debug', () => {
 });
 
 describe('default log level', () => {
+  it('logs every 4xx and 5xx at info: request id, method, path, status, code and message', async () => {
+    const cli = await startCli(['--port', '0']);
+    const token = await cliToken();
+    const calls: Array<[string, RequestInit]> = [
+      ['/connections', { headers: { authorization: `Bearer ${token}` } }], // 200: no line
+      ['/connections', { headers: { 'x-request-id': 'no-token-1' } }],
+      ['/connections', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'x-request-id': 'wrong-method-1' } }],
+      ['/gift-cards?limit=0', { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'bad-limit-1' } }],
+      ['/gift-cards', { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'scenario-1', 'x-sandbox-scenario': 'server-error' } }],
+      ['/_sandbox/records/buyers/nope', { headers: { 'x-request-id': 'no-record-1' } }],
+    ];
+    const statuses: number[] = [];
+    try {
+      for (const [path, init] of calls) {
+        const res = await fetch(`${cli.url}${path}`, init);
+        await res.arrayBuffer();
+        statuses.push(res.status);
+      }
+      await waitFor(
+        () =>
+          cli
+            .stdout()
+            .split('\n')
+            .filter((l) => l.includes('"status"')).length >= 5
+            ? true
+            : undefined,
+        'five error lines',
+      );
+    } finally {
+      expect(await cli.stop('SIGTERM')).toBe(0);
+    }
+    expect(statuses).toEqual([200, 401, 405, 400, 500, 404]);
+    const lines = cli
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as LogLine)
+      .filter((l) => l.status !== undefined);
+    expect(lines.map((l) => [l.level, l.requestId, l.method, l.path, l.status, l.code])).toEqual([
+      ['info', 'no-token-1', 'GET', '/connections', 401, 'unauthorized'],
+      ['info', 'wrong-method-1', 'POST', '/connections', 405, 'method_not_allowed'],
+      ['info', 'bad-limit-1', 'GET', '/gift-cards', 400, 'bad_request'],
+      ['info', 'scenario-1', 'GET', '/gift-cards', 500, 'server_error'], // asked for: info, not warn
+      ['info', 'no-record-1', 'GET', '/_sandbox/records/buyers/nope', 404, 'not_found'],
+    ]);
+    expect(lines[1].message).toBe('The API reference serves only GET on /connections, not POST.');
+    expect(lines[1].msg).toBe('POST /connections 405 method_not_allowed: The API reference serves only GET on /connections, not POST.');
+    expect(lines[2].message).toBe("Request is invalid: Query parameter 'limit' must be at least 1.");
+    expect(lines[4].message).toBe('No buyers record has id nope in namespace default.');
+    for (const line of lines) expect(typeof line.message === 'string' && line.message.length > 0).toBe(true);
+  });
+
+  it('logs a request Node refuses (headers too large) at info with its code', async () => {
+    const cli = await startCli(['--port', '0']);
+    try {
+      const res = await fetch(`${cli.url}/connections`, { headers: { 'x-big': 'x'.repeat(20_000) } });
+      expect(res.status).toBe(431);
+      await waitFor(() => (cli.stdout().includes('request_header_fields_too_large') ? true : undefined), 'the 431 line');
+    } finally {
+      await cli.stop('SIGTERM');
+    }
+    const line = cli
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as LogLine)
+      .find((l) => l.status === 431);
+    expect(line).toMatchObject({ level: 'info', code: 'request_header_fields_too_large', message: expect.stringContaining('16 KiB') });
+  });
+
   it('logs no request lines at info', async () => {
     const cli = await startCli(['--port', '0']);
     try {

@@ -1,6 +1,7 @@
 // The API reference page in a real headless Chromium with every request off 127.0.0.1 blocked:
 // it loads, lists every operation of openapi.json (and of openapi.admin.json on /docs/admin), and
-// logs no console error. Skipped, with a visible warning, only where /usr/bin/chromium is absent.
+// logs no console error; "Try it out" calls the sandbox at the address the page came from.
+// Skipped, with a visible warning, only where /usr/bin/chromium is absent.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -81,6 +82,24 @@ describe('the /docs page in Chromium', () => {
     await expect(page.title()).resolves.toBe('payments-sandbox API reference');
     expect(await page.textContent('.info .title')).toContain(JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8')).info.title);
     await page.waitForLoadState('networkidle');
+    expect(blocked).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it.skipIf(!hasChromium)('offers the address the page came from as server, and "Try it out" reaches the sandbox there', async () => {
+    expect(sandbox.url).not.toBe('http://127.0.0.1:4010');
+    const { page, blocked, errors } = await openOffline('/docs/admin');
+    await listedOperationIds(page, 1);
+    const servers = await page.$$eval('.servers select option', (options) => options.map((o) => (o as HTMLOptionElement).value));
+    expect(servers).toEqual([sandbox.url]);
+    await page.click('#operations-Sandbox-getHealth .opblock-summary');
+    await page.click('#operations-Sandbox-getHealth .try-out__btn');
+    await page.click('#operations-Sandbox-getHealth .execute');
+    await page.waitForSelector('#operations-Sandbox-getHealth .live-responses-table tbody .response-col_status', { timeout: 20_000 });
+    const status = await page.textContent('#operations-Sandbox-getHealth .live-responses-table tbody .response-col_status');
+    expect(status?.trim()).toBe('200');
+    const url = await page.textContent('#operations-Sandbox-getHealth .request-url pre');
+    expect(url?.trim()).toBe(`${sandbox.url}/_sandbox/health`);
     expect(blocked).toEqual([]);
     expect(errors).toEqual([]);
   });

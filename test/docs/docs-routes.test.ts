@@ -14,19 +14,42 @@ describe('docs routes', () => {
   });
   afterAll(() => sb.server.close());
 
-  it.each(['openapi.json', 'openapi.admin.json'])('serves /%s as the file, without a token', async (name) => {
-    const res = await sb.http
-      .get(`/${name}`)
-      .buffer(true)
-      .parse((r, cb) => {
-        let text = '';
-        r.on('data', (d: Buffer) => (text += d));
-        r.on('end', () => cb(null, text));
-      });
+  const specText = (name: string, host?: string) => {
+    const req = sb.http.get(`/${name}`);
+    if (host !== undefined) req.set('host', host);
+    return req.buffer(true).parse((r, cb) => {
+      let text = '';
+      r.on('data', (d: Buffer) => (text += d));
+      r.on('end', () => cb(null, text));
+    });
+  };
+  const serverUrls = (text: string) => (JSON.parse(text) as { servers: Array<{ url: string }> }).servers.map((s) => s.url);
+
+  it.each(['openapi.json', 'openapi.admin.json'])('serves /%s as the file, its servers naming the address used, without a token', async (name) => {
+    const res = await specText(name);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    expect(res.body).toBe(readFileSync(join(ROOT, name), 'utf8'));
+    const file = readFileSync(join(ROOT, name), 'utf8');
+    const origin = `http://${res.request.host}`; // supertest's Host: 127.0.0.1:<port>
+    expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(origin).not.toBe('http://127.0.0.1:4010');
+    // Byte for byte the file but for the servers' origin.
+    expect(res.body).toBe(file.replaceAll('"url": "http://127.0.0.1:4010', `"url": "${origin}`));
+    expect(serverUrls(res.body)).toEqual(serverUrls(file).map((url) => url.replace('http://127.0.0.1:4010', origin)));
+    expect(JSON.parse(res.body).paths).toEqual(JSON.parse(file).paths);
+  });
+
+  it('follows the Host header the client used: a name, a port, an IPv6 address', async () => {
+    expect(serverUrls((await specText('openapi.json', 'localhost:5555')).body)).toEqual(['http://localhost:5555', 'http://localhost:5555/ns/{namespace}']);
+    expect(serverUrls((await specText('openapi.admin.json', 'sandbox.test')).body)).toEqual(['http://sandbox.test']);
+    expect(serverUrls((await specText('openapi.json', '[::1]:4010')).body)).toEqual(['http://[::1]:4010', 'http://[::1]:4010/ns/{namespace}']);
+    // The file's own address gives the file itself.
+    expect((await specText('openapi.json', '127.0.0.1:4010')).body).toBe(readFileSync(join(ROOT, 'openapi.json'), 'utf8'));
+    // A Host that is not a host is refused before the app (Node's or Hono's server), never reflected.
+    const bad = await specText('openapi.json', 'evil.test/"x');
+    expect(bad.status).toBe(400);
+    expect(bad.text ?? bad.body).not.toContain('evil.test/"x');
   });
 
   it.each([

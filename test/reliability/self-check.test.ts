@@ -117,6 +117,7 @@ describe('response self-check on', () => {
     expect(notAllowed.status).toBe(405);
     expect(notAllowed.headers.get('allow')).toBe('GET');
     expectErrorBody(notAllowed.body, 405, 'method_not_allowed');
+    expect(notAllowed.body.message).toBe('The API reference serves only GET on /connections, not DELETE.');
     const big = JSON.stringify({ display_name: 'x'.repeat(1024 * 1024) });
     const tooLarge = await current.call('PUT', '/buyers/b0000000-0000-4000-8000-000000000001', {
       body: big,

@@ -1,7 +1,8 @@
 // The built-in scenarios as the build keeps them (dist/scenarios-catalog.json, read by built code
 // instead of parsing and checking the folder at every start): the same catalog as loading the
-// folder, and never used once a file it was made from has changed.
-import { cpSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+// folder, never used once a file it was made from has changed, and still used when only their
+// dates did.
+import { cpSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,8 +53,15 @@ describe('kept catalog of scenarios', () => {
     const usable = () => readCatalog(file, fingerprintOf(folder, specFile)) !== null;
     expect(usable()).toBe(true);
 
+    // Touched only (an installed package's files carry the tarball's dates): still usable.
     const later = new Date(Date.now() + 60_000);
-    utimesSync(join(folder, 'slow.yaml'), later, later); // touched: same size, new time
+    utimesSync(join(folder, 'slow.yaml'), later, later);
+    utimesSync(specFile, new Date(499162500000), new Date(499162500000)); // npm's 1985-10-26 date
+    expect(usable()).toBe(true);
+    // Edited, same size: not usable.
+    const slow = readFileSync(join(folder, 'slow.yaml'), 'utf8');
+    writeFileSync(join(folder, 'slow.yaml'), slow.replace('1500', '1600'));
+    expect(slow).toContain('1500');
     expect(usable()).toBe(false);
     writeCatalog(file, loadScenarios(folder, spec), fingerprintOf(folder, specFile));
     expect(usable()).toBe(true);
@@ -66,7 +74,7 @@ describe('kept catalog of scenarios', () => {
     rmSync(join(folder, 'flaky.json'));
     expect(usable()).toBe(false);
     writeCatalog(file, loadScenarios(folder, spec), fingerprintOf(folder, specFile));
-    utimesSync(specFile, later, later);
+    writeFileSync(specFile, readFileSync(specFile, 'utf8').replace('"title"', '"title" '));
     expect(usable()).toBe(false);
   });
 

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 const LAYERS: string[][] = [
   ['cli', 'index'], //                    the command and the package entry
   ['start'], //                           listening on a port
+  ['tls'], //                             HTTPS: the sandbox CA, certificates, the secure server
   ['app', 'watch'], //                    the request flow; hot reload
   ['sandbox'], //                         boot: builds what createApp needs
   ['admin', 'docs'], //                   control surfaces

@@ -74,6 +74,8 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
 
 export interface RunningCli {
   url: string;
+  /** The second URL of the banner's first line (--https-port), if any. */
+  secondUrl: string | undefined;
   proc: ChildProcessWithoutNullStreams;
   stdout(): string;
   stderr(): string;
@@ -95,11 +97,12 @@ export function startCli(args: string[], options: { env?: Record<string, string>
     }, 30_000);
     proc.stderr.on('data', (d) => {
       err += d;
-      const match = /listening on (http:\/\/\S+)/.exec(err);
-      if (match) {
+      const match = /listening on (https?:\/\/\S+)(?: and (https:\/\/\S+))?/.exec(err);
+      if (match && err.includes('\n')) {
         clearTimeout(timer);
         resolve({
           url: match[1],
+          secondUrl: match[2],
           proc,
           stdout: () => out,
           stderr: () => err,
