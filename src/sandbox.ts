@@ -22,7 +22,7 @@ import { apiHandlers } from './resources/index.js';
 import { reportClockKind } from './resources/reports/scheduler.js';
 import type { HandlerMap, HandlerServices } from './resources/types.js';
 import { builtInScenarios } from './scenarios/catalog-cache.js';
-import { loadScenarios } from './scenarios/load-scenarios.js';
+import { fileCatalog } from './scenarios/load-scenarios.js';
 import { scenarioStateKind } from './scenarios/state.js';
 import type { ScenarioCatalog } from './scenarios/types.js';
 import { loadSpec, packageRoot } from './spec/load-spec.js';
@@ -51,7 +51,7 @@ export interface SandboxDeps {
   api: ServedApi;
   admin: ServedAdmin;
   namespaces: NamespaceRegistry;
-  /** Scenario files, checked against openapi.json at boot. */
+  /** Scenario files (built-in, and --scenarios-dir's), checked against openapi.json at boot; namespaces add their own. */
   scenarios: ScenarioCatalog;
   /** A fresh deep copy of the seeded fixtures. */
   fixtures: () => StoreData;
@@ -86,14 +86,14 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const api = serveSpec(indexSpec(loadSpec(), 'openapi.json', [], { lazy: true }), apiHandlers(`payments-sandbox-cursor-${config.seed}`), 'openapi.json');
   const adminDoc = loadSpec(join(packageRoot(), 'openapi.admin.json'));
   const adminServed = serveSpec(indexSpec(adminDoc, 'openapi.admin.json', [api.spec], { lazy: true }), adminHandlers, 'openapi.admin.json');
-  // A bad file fails boot, naming file and path; the built-in files were checked by the build.
-  const scenarios = config.scenariosDir === null ? builtInScenarios(api.spec) : loadScenarios(config.scenariosDir, api.spec);
+  // The built-in scenarios (checked by the build), with --scenarios-dir's added: a bad file fails boot, naming file and path.
+  const scenarios = fileCatalog(builtInScenarios(api.spec), config.scenariosDir, api.spec);
   const fixtureSource = new FixtureSource(options.seedData ?? (await seedData(config.seed)), config.fixturesDir);
   const fixtures = () => fixtureSource.fixtures();
   const defaultStore = await Store.open(fixtures, { file: config.dataFile ?? undefined });
   // What every namespace keeps besides its records and clock (namespace/part.ts).
   const pendingJournals = new PendingJournals();
-  const parts = [journalKind(config.journalSize, pendingJournals), reportClockKind, scenarioStateKind(scenarios, config.seed)];
+  const parts = [journalKind(config.journalSize, pendingJournals), reportClockKind, scenarioStateKind(scenarios, config.seed, api.spec)];
   const namespaces = new NamespaceRegistry({
     fixtures,
     fixturesVersion: () => fixtureSource.version,

@@ -30,13 +30,16 @@ function builtInSpecFile(): string {
   return join(packageRoot(), 'openapi.json');
 }
 
+/** Grows when the kept form of a scenario changes: a catalog written by older code is then not used. */
+const CATALOG_FORMAT = 2;
+
 /** What a catalog is compiled from, as one line per file (name, size, modification time): any change to them changes it. */
 export function fingerprintOf(folder: string, specFile: string): string {
   const line = (path: string, name: string) => {
     const stat = statSync(path);
     return `${name} ${stat.size} ${stat.mtimeMs}`;
   };
-  return [line(specFile, basename(specFile)), ...scenarioFiles(folder).map((file) => line(join(folder, file), file))].join('\n');
+  return [`format ${CATALOG_FORMAT}`, line(specFile, basename(specFile)), ...scenarioFiles(folder).map((file) => line(join(folder, file), file))].join('\n');
 }
 
 export function writeCatalog(file: string, catalog: ScenarioCatalog, fingerprint: string): void {
