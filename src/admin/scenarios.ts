@@ -4,8 +4,9 @@
 // the counters of each scenario: calls matched and answered, per merchant account.
 import { ApiError, type ErrorDetail } from '../errors/api-error.js';
 import { operationsApplying } from '../scenarios/compile-scenario.js';
+import { DefinitionError } from '../scenarios/definitions.js';
 import { checkScenarioNames } from '../scenarios/match.js';
-import { DefinitionError, SCENARIO_STATE, type ScenarioState } from '../scenarios/state.js';
+import { SCENARIO_STATE, type ScenarioState } from '../scenarios/state.js';
 import type { Scenario, ScenarioCatalog } from '../scenarios/types.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
 

@@ -4,7 +4,8 @@
 // a record the API would then serve in a broken shape.
 import { ApiError, type ErrorDetail } from '../errors/api-error.js';
 import { catchUpReports } from '../resources/reports/scheduler.js';
-import { DefinitionError, SCENARIO_STATE } from '../scenarios/state.js';
+import { DefinitionError } from '../scenarios/definitions.js';
+import { SCENARIO_STATE } from '../scenarios/state.js';
 import { summarize } from '../spec/operations.js';
 import { COLLECTION_NAMES, type CollectionName, type StoreData } from '../store/records.js';
 import { recordProblems } from './record-shapes.js';

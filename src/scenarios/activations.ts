@@ -100,7 +100,7 @@ export class Activations {
     return [...this.byScope.values()].map((a) => this.entryOf(a)).sort((a, b) => (a.merchant_account_id ?? '').localeCompare(b.merchant_account_id ?? ''));
   }
 
-  /** Every activation as the control API shows it, with its limits (the state export keeps them). */
+  /** An activation as the control API shows it, with its limits (the state export keeps them). */
   entryOf(a: Activation): ActiveEntry {
     const entry: ActiveEntry = { merchant_account_id: a.merchantAccountId, scenarios: [...a.scenarios] };
     if (a.ttlSeconds !== null) {

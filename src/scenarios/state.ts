@@ -11,12 +11,14 @@ import { type NamespacePart, PartKey } from '../namespace/part.js';
 import type { LifecyclePlan } from '../resources/reports/lifecycle.js';
 import { REPORT_CLOCK } from '../resources/reports/scheduler.js';
 import type { SpecIndex } from '../spec/operations.js';
-import { type Activation, type ActivationLimits, Activations, type ActiveEntry, checkActiveEntries } from './activations.js';
-import { compileScenario, type Problem } from './compile-scenario.js';
+import { type Activation, type ActivationLimits, Activations, type ActiveEntry } from './activations.js';
+import { Definitions } from './definitions.js';
 import { hashSeed, SeededRandom } from './random.js';
+import { checkScenarioState, type ScenarioStateExport } from './state-export.js';
 import type { DelaySpec, Scenario, ScenarioCatalog, ScenarioLookup, StepAction } from './types.js';
 
 export type { ActiveEntry } from './activations.js';
+export type { ScenarioStateExport } from './state-export.js';
 
 interface Cursor {
   step: number;
@@ -57,37 +59,22 @@ export interface ScenarioCounters {
   merchant_accounts: Array<{ merchant_account_id: string; step: number; matched: number; answered: number }>;
 }
 
-/** A definition the control API refused: every problem with its pointer into the body. */
-export class DefinitionError extends Error {
-  constructor(
-    readonly problems: Problem[],
-    readonly kind: 'invalid' | 'exists' | 'limit' = 'invalid',
-  ) {
-    super(problems.map((p) => `${p.pointer || '/'}: ${p.message}`).join('; '));
-  }
-}
-
-/** Most scenarios one namespace may define (each is kept in memory with its namespace). */
-export const MAX_DEFINED_SCENARIOS = 100;
-/** Largest definition kept (as JSON): override bodies and the like, not data sets. */
-const MAX_DEFINITION_CHARS = 256 * 1024;
-/** Names the control API's own routes use under /_sandbox/scenarios/. */
-const RESERVED_NAMES = new Set(['active']);
 const SEPARATOR = '\u0001';
 const NONE_SELECTED: readonly Selected[] = Object.freeze([]);
 
 export class ScenarioState implements NamespacePart, ScenarioLookup {
   readonly activations: Activations;
-  private readonly defined = new Map<string, Scenario>();
+  private readonly defined: Definitions;
   private readonly cursors = new Map<string, Cursor>();
 
   constructor(
     private readonly catalog: ScenarioCatalog,
     private readonly seed: number,
-    private readonly spec: SpecIndex,
+    spec: SpecIndex,
     clock: Clock,
   ) {
     this.activations = new Activations(clock);
+    this.defined = new Definitions(spec);
   }
 
   get(name: string): Scenario | undefined {
@@ -95,12 +82,12 @@ export class ScenarioState implements NamespacePart, ScenarioLookup {
   }
 
   names(): string[] {
-    return [...new Set([...this.defined.keys(), ...this.catalog.byName.keys()])].sort();
+    return [...new Set([...this.defined.names(), ...this.catalog.byName.keys()])].sort();
   }
 
   /** The scenarios defined at run time in this namespace, by name. */
   definedScenarios(): Scenario[] {
-    return [...this.defined.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+    return this.defined.list();
   }
 
   /** The file scenario a definition of this namespace hides, if any. */
@@ -108,25 +95,11 @@ export class ScenarioState implements NamespacePart, ScenarioLookup {
     return this.catalog.byName.get(name);
   }
 
-  /** Checks and compiles a definition; `replace`: it may replace one of the same name. Its sequences restart. */
+  /** Checks, compiles and keeps a definition (DefinitionError when refused); `replace`: it may replace one of the same name. Its sequences restart. */
   define(definition: unknown, replace: boolean): { scenario: Scenario; created: boolean } {
-    const scenario = compileDefinition(definition, this.spec);
-    const created = !this.defined.has(scenario.name);
-    if (!created && !replace) {
-      throw new DefinitionError(
-        [{ pointer: '/name', message: `'${scenario.name}' is already defined in this namespace; PUT /_sandbox/scenarios/${scenario.name} replaces it` }],
-        'exists',
-      );
-    }
-    if (created && this.defined.size >= MAX_DEFINED_SCENARIOS) {
-      throw new DefinitionError(
-        [{ pointer: '', message: `a namespace defines at most ${MAX_DEFINED_SCENARIOS} scenarios; delete some (DELETE /_sandbox/scenarios/{name})` }],
-        'limit',
-      );
-    }
-    this.defined.set(scenario.name, scenario);
-    this.dropCursors(scenario.name);
-    return { scenario, created };
+    const defined = this.defined.define(definition, replace);
+    this.dropCursors(defined.scenario.name);
+    return defined;
   }
 
   /** Removes a definition; false when the namespace defines none of that name. Activations drop names left unknown. */
@@ -142,24 +115,10 @@ export class ScenarioState implements NamespacePart, ScenarioLookup {
    * namespace's definitions, in place of its own; a DefinitionError points at /<index>/... of the list.
    */
   prepareDefinitions(definitions: readonly unknown[]): () => void {
-    const problems: Problem[] = [];
-    const scenarios = new Map<string, Scenario>();
-    definitions.forEach((definition, i) => {
-      try {
-        const scenario = compileDefinition(definition, this.spec);
-        if (scenarios.has(scenario.name)) problems.push({ pointer: `/${i}/name`, message: `'${scenario.name}' is defined twice in the list` });
-        scenarios.set(scenario.name, scenario);
-      } catch (err) {
-        if (!(err instanceof DefinitionError)) throw err;
-        problems.push(...err.problems.map((p) => ({ pointer: `/${i}${p.pointer}`, message: p.message })));
-      }
-    });
-    if (definitions.length > MAX_DEFINED_SCENARIOS) problems.push({ pointer: '', message: `a namespace defines at most ${MAX_DEFINED_SCENARIOS} scenarios` });
-    if (problems.length) throw new DefinitionError(problems);
+    const scenarios = this.defined.check(definitions);
     return () => {
-      for (const name of [...this.defined.keys(), ...scenarios.keys()]) this.dropCursors(name);
-      this.defined.clear();
-      for (const [name, scenario] of scenarios) this.defined.set(name, scenario);
+      for (const name of [...this.defined.names(), ...scenarios.keys()]) this.dropCursors(name);
+      this.defined.replaceAll(scenarios);
       this.activations.forget((n) => this.get(n) !== undefined);
     };
   }
@@ -332,62 +291,8 @@ function delayOf(delay: DelaySpec | undefined, random: SeededRandom): number {
   return delay.min + Math.floor(random.next() * (delay.max - delay.min + 1));
 }
 
-/** A definition sent to the control API (or kept in an export), compiled; a DefinitionError lists its problems. */
-export function compileDefinition(definition: unknown, spec: SpecIndex): Scenario {
-  const size = JSON.stringify(definition)?.length ?? 0;
-  if (size > MAX_DEFINITION_CHARS) {
-    throw new DefinitionError([{ pointer: '', message: `the definition is ${size} characters of JSON; a scenario takes at most ${MAX_DEFINITION_CHARS}` }]);
-  }
-  const { scenario, problems } = compileScenario(definition, { spec, source: 'defined', file: null });
-  if (scenario && RESERVED_NAMES.has(scenario.name)) {
-    problems.push({
-      pointer: '/name',
-      message: `'${scenario.name}' names a route of the control API (/_sandbox/scenarios/${scenario.name}); choose another name`,
-    });
-  }
-  if (!scenario || problems.length) throw new DefinitionError(problems);
-  return scenario;
-}
-
-export interface ScenarioStateExport {
-  active: ActiveEntry[];
-  cursors: Array<{
-    merchant_account_id: string;
-    scenario: string;
-    step: number;
-    used_in_step: number;
-    requests: number;
-    /** Absent in exports made before it was counted. */
-    answered?: number;
-    random_state: number;
-  }>;
-  /** The scenarios defined at run time, as written; absent in older exports. */
-  defined?: unknown[];
-}
-
 /** Every namespace's scenario state: made with the namespace (report schedules ask it for lifecycles). */
 export const SCENARIO_STATE = new PartKey<ScenarioState>('scenarios');
-
-function checkScenarioState(state: unknown): ScenarioStateExport {
-  const s = state as Partial<ScenarioStateExport> | null;
-  const count = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;
-  const shape = 'expected {active: [...], cursors: [{merchant_account_id, scenario, step, used_in_step, requests, answered?, random_state}], defined?: [...]}';
-  if (!s || typeof s !== 'object' || !Array.isArray(s.cursors) || (s.defined !== undefined && !Array.isArray(s.defined))) throw new Error(shape);
-  checkActiveEntries(s.active);
-  const ok = s.cursors.every(
-    (c) =>
-      c &&
-      typeof c.merchant_account_id === 'string' &&
-      typeof c.scenario === 'string' &&
-      count(c.step) &&
-      count(c.used_in_step) &&
-      count(c.requests) &&
-      (c.answered === undefined || count(c.answered)) &&
-      count(c.random_state),
-  );
-  if (!ok) throw new Error(shape);
-  return s as ScenarioStateExport;
-}
 
 /** The scenario state kind for a sandbox's namespaces; it tells the namespace's report schedules which lifecycle its scenarios give. */
 export function scenarioStateKind(catalog: ScenarioCatalog, seed: number, spec: SpecIndex): PartKind<ScenarioState> {
