@@ -90,7 +90,11 @@ const valueCondition = {
   additionalProperties: false,
   minProperties: 1,
   maxProperties: 1,
-  properties: { equals: {}, matches: { type: 'string', minLength: 1, maxLength: 500 }, present: { type: 'boolean' } },
+  properties: {
+    equals: {},
+    matches: { type: 'string', minLength: 1, maxLength: 500, description: 'A regular expression, tested on the first 1024 characters of the value.' },
+    present: { type: 'boolean' },
+  },
 };
 
 const oneOrMore = (item: object) => ({ type: ['string', 'array'], minLength: 1, maxLength: 200, minItems: 1, maxItems: 50, items: item });

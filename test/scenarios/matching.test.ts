@@ -64,6 +64,17 @@ describe('matching requests', () => {
     expect((await withHeader({ name: 'x-one' })).status).toBe(502);
     expect((await withHeader({ name: 'y-one' })).status).toBe(201);
     expect((await withHeader({ name: 'x-two', description: 'has one' })).status).toBe(201);
+    // An expression sees a value's first 1024 characters only.
+    await define(sb, {
+      name: 'tail',
+      description: 'x',
+      operations: ['listConnections'],
+      match: { headers: { 'x-case': { matches: 'z$' } } },
+      respond: { status: 502 },
+    });
+    const connections = (value: string) => sb.http.get('/connections').set('authorization', sb.auth).set('x-case', value).set('x-sandbox-scenario', 'tail');
+    expect((await connections(`${'y'.repeat(1000)}z`)).status).toBe(502);
+    expect((await connections(`${'y'.repeat(1100)}z`)).status).toBe(200);
   });
 
   it('a query parameter and a header, compared as text', async () => {
@@ -121,6 +132,13 @@ describe('matching requests', () => {
     expect(badExpression.body.details[0]).toMatchObject({
       pointer: '/match/body/~1name/matches',
       message: expect.stringMatching(/^not a regular expression: /),
+    });
+    const slowExpression = await sb.http
+      .post('/_sandbox/scenarios')
+      .send({ name: 're', description: 'x', operations: ['createReport'], match: { headers: { 'x-case': { matches: '^(a+)+$' } } }, drop: true });
+    expect(slowExpression.body.details[0]).toMatchObject({
+      pointer: '/match/headers/x-case/matches',
+      message: 'a repetition inside a repetition (such as (a+)+) can take exponential time; write it without nesting',
     });
   });
 
