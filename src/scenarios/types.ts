@@ -108,10 +108,6 @@ export interface ScenarioLookup {
   names(): string[];
 }
 
-export function scenarioNames(catalog: ScenarioCatalog): string[] {
-  return [...catalog.byName.keys()].sort();
-}
-
 /** 429 and 5xx answers may come on any operation: infrastructure (proxies, gateways) answers them whatever the reference lists. */
 export function injectableEverywhere(status: number): boolean {
   return status === 429 || (status >= 500 && status <= 599);
