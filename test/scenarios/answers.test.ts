@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 import { activate, define, REPORT_BODY } from './helpers.js';
 
 const newReport = { ...REPORT_BODY, schedule_enabled: false };
@@ -123,6 +123,22 @@ describe('answers', () => {
     expect(retry.status).toBe(201);
     expect(reports().length).toBe(before + 2);
     expect(retry.body.id).not.toBe(entry.lost_answer.body.id);
+  });
+
+  it('a lost answer holding a generated private key is kept redacted', async () => {
+    await define(sb, { name: 'lost-key', description: 'x', operations: ['createApiKeyPair'], lose_answer: {} });
+    const res = await sb.http
+      .post('/api-key-pairs')
+      .set('authorization', sb.auth)
+      .set('x-sandbox-scenario', 'lost-key')
+      .send({ display_name: 'Lost key', role_ids: [WELL_KNOWN.roles.admin.id] });
+    expect(res.status).toBe(504);
+    const entry = await lastEntry();
+    expect(entry.lost_answer.status).toBe(201);
+    expect(entry.lost_answer.body).toMatchObject({ display_name: 'Lost key', private_key: '[redacted]' });
+    const state = JSON.stringify((await sb.http.get('/_sandbox/state')).body.parts.journal);
+    expect(state).not.toContain('PRIVATE KEY');
+    expect(state).toContain('Lost key');
   });
 
   it('a lost answer may be a 502, a dropped connection, or an undeclared 5xx; a failed operation keeps its own answer', async () => {
