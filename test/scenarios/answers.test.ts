@@ -207,7 +207,16 @@ describe('activations that turn themselves off', () => {
     const put = await sb.http.put('/_sandbox/scenarios/active').send({ scenarios: ['storm'], ttl: 30 });
     expect(put.status).toBe(200);
     expect(put.body.active).toEqual([{ merchant_account_id: null, scenarios: ['storm'], ttl: 30, expires_at: '2030-01-01T00:00:30.000Z', calls: 0 }]);
-    expect((await list()).status).toBe(429);
+    const first = await list();
+    expect(first.status).toBe(429);
+    expect(first.headers['retry-after']).toBe('5');
+    expect(first.body).toEqual({
+      type: 'error',
+      code: 'too_many_requests',
+      status: 429,
+      details: [],
+      message: 'Too many requests; retry after the Retry-After delay (answered by scenario storm).',
+    });
     expect((await list('merchant-two')).status).toBe(429);
     await advance(29);
     expect((await list()).status).toBe(429);
