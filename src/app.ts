@@ -71,12 +71,12 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
       ...everyRequest,
       namespace,
       recordInJournal(deps.pendingJournals), //                 every API request and its response
-      checkScenarioHeaders(deps), //                              400 for unknown x-sandbox-scenario names or undeclared Prefer: code
+      checkScenarioHeaders(deps), //                              400 for unknown x-sandbox-scenario names or a Prefer: code that cannot be
       matchOperation(deps.api.router), //                         operation from openapi.json, else 404/405
       authenticate({ mode: config.auth, tokenCache: deps.tokenCache, merchantAccountHeaders: config.merchantAccountHeaders }), // 400 misnamed merchant header, 401 token
       admit,
       authorize(), //                                            403 scope, 403 merchant account
-      injectScenario(deps), //                                    x-sandbox-scenario, Prefer: code=, active scenarios
+      injectScenario(), //                                        x-sandbox-scenario, Prefer: code=, active scenarios (400: none applies)
       validate(), //                                              400 with one detail per problem
     ],
     dispatch({

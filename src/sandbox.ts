@@ -22,7 +22,7 @@ import { apiHandlers } from './resources/index.js';
 import { reportClockKind } from './resources/reports/scheduler.js';
 import type { HandlerMap, HandlerServices } from './resources/types.js';
 import { builtInScenarios } from './scenarios/catalog-cache.js';
-import { loadScenarios } from './scenarios/load-scenarios.js';
+import { fileCatalog } from './scenarios/load-scenarios.js';
 import { scenarioStateKind } from './scenarios/state.js';
 import type { ScenarioCatalog } from './scenarios/types.js';
 import { loadSpec, packageRoot, packageVersion } from './spec/load-spec.js';
@@ -51,7 +51,7 @@ export interface SandboxDeps {
   api: ServedApi;
   admin: ServedAdmin;
   namespaces: NamespaceRegistry;
-  /** Scenario files, checked against openapi.json at boot. */
+  /** Scenario files (built-in, and --scenarios-dir's), checked against openapi.json at boot; namespaces add their own. */
   scenarios: ScenarioCatalog;
   /** A fresh deep copy of the seeded fixtures. */
   fixtures: () => StoreData;
@@ -90,8 +90,8 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const api = serveSpec(indexSpec(loadSpec(), 'openapi.json', [], { lazy: true }), apiHandlers(`payments-sandbox-cursor-${config.seed}`), 'openapi.json');
   const adminDoc = loadSpec(join(packageRoot(), 'openapi.admin.json'));
   const adminServed = serveSpec(indexSpec(adminDoc, 'openapi.admin.json', [api.spec], { lazy: true }), adminHandlers, 'openapi.admin.json', 'The control API');
-  // A bad file fails boot, naming file and path; the built-in files were checked by the build.
-  const scenarios = config.scenariosDir === null ? builtInScenarios(api.spec) : loadScenarios(config.scenariosDir, api.spec);
+  // The built-in scenarios (checked by the build), with --scenarios-dir's added: a bad file fails boot, naming file and path.
+  const scenarios = fileCatalog(builtInScenarios(api.spec), config.scenariosDir, api.spec);
   const fixtureSource = new FixtureSource(options.seedData ?? (await seedData(config.seed)), config.fixturesDir);
   const fixtures = () => fixtureSource.fixtures();
   // With a data file the default namespace keeps its own records there; in memory it shares the fixtures like any other.
@@ -100,7 +100,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const defaultStore = config.dataFile ? await Store.open(fixtures, { file: config.dataFile, fsync: config.fsync, checkRecord }) : null;
   // What every namespace keeps besides its records and clock (namespace/part.ts).
   const pendingJournals = new PendingJournals();
-  const parts = [journalKind(config.journalSize, pendingJournals), reportClockKind, scenarioStateKind(scenarios, config.seed)];
+  const parts = [journalKind(config.journalSize, pendingJournals), reportClockKind, scenarioStateKind(scenarios, config.seed, api.spec)];
   const namespaces = new NamespaceRegistry({
     fixtures,
     fixturesVersion: () => fixtureSource.version,

@@ -1,8 +1,13 @@
-// Control API of scenarios: what is loaded, what is active where, and the step counters.
-import { ApiError } from '../errors/api-error.js';
+// Control API of scenarios: the scenarios a namespace knows (its own, defined here at run time,
+// then the files), each with the operations it can apply to; defining, replacing and deleting a
+// namespace's own; what is active where (with an optional time to live or number of calls); and
+// the counters of each scenario: calls matched and answered, per merchant account.
+import { ApiError, type ErrorDetail } from '../errors/api-error.js';
+import { operationsApplying } from '../scenarios/compile-scenario.js';
+import { DefinitionError } from '../scenarios/definitions.js';
 import { checkScenarioNames } from '../scenarios/match.js';
 import { SCENARIO_STATE, type ScenarioState } from '../scenarios/state.js';
-import { scenarioNames } from '../scenarios/types.js';
+import type { Scenario, ScenarioCatalog } from '../scenarios/types.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
 
 function stateOf({ ns }: AdminContext): ScenarioState {
@@ -13,13 +18,95 @@ function activeBody(state: ScenarioState) {
   return { active: state.listActive(), counters: state.listCounters() };
 }
 
+/** A scenario as listed: where it comes from, what it replaces, and the operations it can apply to. */
+function summaryOf(state: ScenarioState, files: ScenarioCatalog, s: Scenario) {
+  const replaces = s.source === 'defined' ? (state.fileScenario(s.name)?.file ?? null) : (files.replaced?.get(s.name) ?? null);
+  return {
+    name: s.name,
+    description: s.description,
+    source: s.source,
+    file: s.file,
+    replaces,
+    operations: operationsApplying(s),
+    steps: s.steps,
+    match: s.match,
+    report_execution: s.reportExecution,
+  };
+}
+
+/** One scenario with its definition as written, its counters in this namespace and where it is active. */
+function detailOf(ctx: AdminContext, s: Scenario) {
+  const state = stateOf(ctx);
+  const active = state
+    .listActive()
+    .filter((entry) => entry.scenarios.includes(s.name))
+    .map(({ scenarios: _scenarios, ...where }) => where);
+  return { ...summaryOf(state, ctx.deps.scenarios, s), definition: s.definition, counters: state.countersOf(s.name), active };
+}
+
+function scenarioNamed(ctx: AdminContext, name: string): Scenario {
+  const scenario = stateOf(ctx).get(name);
+  if (scenario) return scenario;
+  throw ApiError.notFound(`Scenario '${name.slice(0, 64)}' is not known in namespace '${ctx.ns.name}'; known: ${stateOf(ctx).names().join(', ') || '(none)'}.`);
+}
+
+/** A definition the namespace refused: 400 with a pointer into the body for every problem (409 for a name already defined). */
+function refused(err: unknown, at = ''): never {
+  if (!(err instanceof DefinitionError)) throw err;
+  const details: ErrorDetail[] = err.problems.map((p) => ({
+    location: 'body',
+    pointer: `${at}${p.pointer}`,
+    type: err.kind === 'invalid' ? 'scenario_invalid' : err.kind === 'exists' ? 'scenario_exists' : 'too_many_scenarios',
+    message: p.message,
+  }));
+  const message = `The scenario cannot be defined: ${details.map((d) => `${d.pointer || '/'}: ${d.message}`).join('; ')}.`;
+  if (err.kind === 'exists') throw new ApiError(409, 'duplicate_record', message, details);
+  throw ApiError.badRequest(message, details.slice(0, 50));
+}
+
 export const scenarioHandlers: AdminHandlerMap = {
-  listScenarios({ deps }) {
-    const items = scenarioNames(deps.scenarios).map((name) => {
-      const s = deps.scenarios.byName.get(name)!;
-      return { name, description: s.description, file: s.file, operations: [...s.operations].sort(), steps: s.steps, report_execution: s.reportExecution };
-    });
+  listScenarios(ctx) {
+    const state = stateOf(ctx);
+    const items = state.names().map((name) => summaryOf(state, ctx.deps.scenarios, state.get(name) as Scenario));
     return { body: { items } };
+  },
+
+  getScenario(ctx) {
+    return { body: detailOf(ctx, scenarioNamed(ctx, ctx.params.name)) };
+  },
+
+  createScenario(ctx) {
+    try {
+      const { scenario } = stateOf(ctx).define(ctx.body, false);
+      return { status: 201, body: detailOf(ctx, scenario) };
+    } catch (err) {
+      refused(err);
+    }
+  },
+
+  putScenario(ctx) {
+    const { params, body } = ctx;
+    if (body.name !== params.name) {
+      throw ApiError.badRequest(`The body names scenario '${String(body.name).slice(0, 64)}' but the path names '${params.name}'; make them the same.`, [
+        { location: 'body', pointer: '/name', type: 'name_mismatch', message: `Use "name": "${params.name}".` },
+      ]);
+    }
+    try {
+      const { scenario, created } = stateOf(ctx).define(body, true);
+      return { status: created ? 201 : 200, body: detailOf(ctx, scenario) };
+    } catch (err) {
+      refused(err);
+    }
+  },
+
+  deleteScenario(ctx) {
+    const name: string = ctx.params.name;
+    const state = stateOf(ctx);
+    if (state.undefine(name)) return { status: 204 };
+    const file = scenarioNamed(ctx, name); // 404 when not known at all
+    throw ApiError.badRequest(
+      `Scenario '${name}' comes from ${file.file}, not from this namespace: only scenarios defined at run time (POST /_sandbox/scenarios) can be deleted. To change it for this namespace, PUT /_sandbox/scenarios/${name} defines one that replaces it here.`,
+    );
   },
 
   getActiveScenarios(ctx) {
@@ -27,9 +114,10 @@ export const scenarioHandlers: AdminHandlerMap = {
   },
 
   setActiveScenarios(ctx) {
-    const { deps, ns, body } = ctx;
+    const { ns, body } = ctx;
+    const state = stateOf(ctx);
     const names: string[] = body.scenarios;
-    checkScenarioNames(deps.scenarios, names, { location: 'body', pointer: '/scenarios' });
+    checkScenarioNames(state, names, { location: 'body', pointer: '/scenarios' });
     const merchantAccountId: string | null = body.merchant_account_id ?? null;
     if (merchantAccountId !== null && !ns.store.collections.merchant_accounts.get(merchantAccountId)) {
       const known = ns.store.collections.merchant_accounts
@@ -41,8 +129,7 @@ export const scenarioHandlers: AdminHandlerMap = {
         [{ location: 'body', pointer: '/merchant_account_id', type: 'unknown_merchant_account', message: `Use one of ${known}, or null.` }],
       );
     }
-    const state = stateOf(ctx);
-    state.activate(names, merchantAccountId);
+    state.activate(names, merchantAccountId, { ttlSeconds: body.ttl ?? null, maxCalls: body.max_calls ?? null });
     return { body: activeBody(state) };
   },
 

@@ -4,6 +4,8 @@
 // a record the API would then serve in a broken shape.
 import { ApiError, type ErrorDetail } from '../errors/api-error.js';
 import { catchUpReports } from '../resources/reports/scheduler.js';
+import { DefinitionError } from '../scenarios/definitions.js';
+import { SCENARIO_STATE } from '../scenarios/state.js';
 import { summarize } from '../spec/operations.js';
 import type { SchemaCompiler } from '../spec/schema-compiler.js';
 import type { RecordChecker } from '../store/data-file-checks.js';
@@ -17,12 +19,16 @@ export const snapshotHandlers: AdminHandlerMap = {
   getSnapshot({ ns }) {
     // Time-driven report state first, as any API read of reports would: the export is the state now.
     catchUpReports(ns);
-    return { body: ns.store.data };
+    const defined = ns.part(SCENARIO_STATE).definedScenarios();
+    // The scenarios defined at run time travel with the records (only when there are any).
+    return { body: defined.length ? { ...ns.store.data, scenarios: defined.map((s) => s.definition) } : ns.store.data };
   },
 
   putSnapshot({ deps, ns, body }) {
     const data = checkedSnapshot(deps, body, '', ns.store.seed);
+    const defineScenarios = body.scenarios === undefined ? null : checkedDefinitions(ns.part(SCENARIO_STATE), body.scenarios);
     ns.store.replaceAll(data);
+    defineScenarios?.();
     return { body: { namespace: ns.name, record_counts: recordCounts(data) } };
   },
 
@@ -45,6 +51,22 @@ export const snapshotHandlers: AdminHandlerMap = {
     return { body: { namespace: ns.name, record_counts: recordCounts(records) } };
   },
 };
+
+/** A snapshot's scenarios checked like definitions sent one by one (400 pointing into /scenarios). */
+function checkedDefinitions(state: { prepareDefinitions(list: readonly unknown[]): () => void }, list: unknown[]): () => void {
+  try {
+    return state.prepareDefinitions(list);
+  } catch (err) {
+    if (!(err instanceof DefinitionError)) throw err;
+    const problems: ErrorDetail[] = err.problems.map((p) => ({
+      location: 'body',
+      pointer: `/scenarios${p.pointer}`,
+      type: 'scenario_invalid',
+      message: p.message,
+    }));
+    throw ApiError.badRequest(summarize(problems), problems.slice(0, MAX_DETAILS));
+  }
+}
 
 /** A snapshot checked record by record against the collection schemas (400 naming each problem), as a fresh copy. */
 function checkedSnapshot(deps: AdminDeps, body: unknown, at: string, seed: number): StoreData {

@@ -88,7 +88,7 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     env: ['SANDBOX_SCENARIOS_DIR'],
     kind: { type: 'string', nullable: true },
     arg: 'DIR',
-    help: 'folder of scenario files (default: the built-in ones)',
+    help: 'folder of scenario files added to the built-in ones (one of the same name replaces it)',
   },
   {
     key: 'auth',

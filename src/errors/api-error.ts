@@ -46,10 +46,12 @@ export class ApiError extends Error {
     validation?: ValidationItem[];
     headers?: Record<string, string>;
     /**
-     * An answer of the sandbox itself, not of the operation (a namespace cap reached, storage
-     * unavailable): it may come on any operation, so the response self-check checks its body only.
+     * An answer outside the operation's contract, which may come on any operation: the sandbox's
+     * own (a namespace cap reached, storage unavailable, a test header that cannot apply) or an
+     * infrastructure status a scenario injected (429 or a 5xx the operation does not declare). The
+     * response self-check checks its body only, not its status.
      */
-    fromSandbox?: true;
+    outsideContract?: true;
   };
 
   constructor(status: number, code: string, message: string, details: ErrorDetail[] = [], extra: ApiError['extra'] = {}) {
@@ -95,7 +97,7 @@ export class ApiError extends Error {
   static unavailable(message: string, retryAfterSeconds: number) {
     return new ApiError(503, 'service_unavailable', message, [], {
       headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
-      fromSandbox: true,
+      outsideContract: true,
     });
   }
   /** Any documented status with its reference code (scenarios use this). */

@@ -28,8 +28,10 @@ export function handleError(logger: Logger, contract: ErrorContract | null = nul
       else logger.error({ err, requestId: call.requestId, path: call.path }, 'unhandled error');
     }
     if (contract && !(apiError instanceof SelfCheckError)) {
-      // The sandbox's own answers (503 at the namespace cap) belong to no operation: their body is checked, not their status.
-      const problem = contract.problemWithError(apiError.extra.fromSandbox ? undefined : call.operation, apiError.status, errorBody(apiError));
+      // Answers outside the operation's contract (the sandbox's own 503 at the namespace cap, a 429 or
+      // 5xx a scenario injected where the operation declares none) belong to no operation: their body
+      // is checked, not their status.
+      const problem = contract.problemWithError(apiError.extra.outsideContract ? undefined : call.operation, apiError.status, errorBody(apiError));
       if (problem) apiError = new SelfCheckError(problem);
     }
     const headers: Record<string, string> = {};

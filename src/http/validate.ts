@@ -1,5 +1,6 @@
 // Parses the JSON body and validates path, query, header and body against the operation's
 // compiled schemas; every problem becomes one `details` item of a single 400.
+import { parse as parseYaml } from 'yaml';
 import { ApiError } from '../errors/api-error.js';
 import { type Operation, summarize, validateRequest } from '../spec/operations.js';
 import type { Call } from './call.js';
@@ -18,7 +19,7 @@ export function validate(): Step {
         call.bodyText = text;
         let body: unknown;
         try {
-          body = readJsonBody(call.header('content-type') ?? null, text, operation.bodyRequired);
+          body = readJsonBody(call.header('content-type') ?? null, text, operation.bodyRequired, operation.acceptsYaml);
         } catch (err) {
           if (!(err instanceof ApiError) || err.status !== 400) throw err;
           return check(call, operation, undefined, err);
@@ -76,7 +77,8 @@ function queryOf(url: string): Record<string, unknown> {
   return query;
 }
 
-export function readJsonBody(contentType: string | null, text: string, required: boolean): unknown {
+/** `acceptsYaml`: a body sent as application/yaml is read as YAML (the control API's scenario definitions). */
+export function readJsonBody(contentType: string | null, text: string, required: boolean, acceptsYaml = false): unknown {
   if (text.trim() === '') {
     if (required)
       throw ApiError.badRequest('A JSON request body is required.', [
@@ -84,7 +86,14 @@ export function readJsonBody(contentType: string | null, text: string, required:
       ]);
     return undefined;
   }
+  if (acceptsYaml && contentType && YAML_TYPE.test(contentType.trim())) return readYamlBody(text);
   if (contentType && !/^application\/([a-z0-9.+-]*\+)?json\b/i.test(contentType.trim())) {
+    if (acceptsYaml) {
+      throw ApiError.badRequest(
+        `The request body must be JSON or YAML, sent with Content-Type: application/json or application/yaml (got ${contentType.slice(0, 100)}).`,
+        [{ location: 'header', pointer: '/content-type', type: 'content_type', message: 'Use Content-Type: application/json or application/yaml.' }],
+      );
+    }
     throw ApiError.badRequest(`The request body must be JSON, sent with Content-Type: application/json (got ${contentType.slice(0, 100)}).`, [
       { location: 'header', pointer: '/content-type', type: 'content_type', message: 'Use Content-Type: application/json.' },
     ]);
@@ -104,6 +113,29 @@ export function readJsonBody(contentType: string | null, text: string, required:
     ]);
   }
   return parsed;
+}
+
+const YAML_TYPE = /^(application|text)\/(x-)?yaml\b/i;
+
+/** A YAML body as the JSON it stands for (aliases bounded by the yaml library, so a small text cannot expand without end). */
+function readYamlBody(text: string): unknown {
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text, { maxAliasCount: 100 });
+  } catch (err) {
+    const message = (err as Error).message.split('\n')[0];
+    throw ApiError.badRequest(`The request body is not valid YAML: ${message}.`, [
+      { location: 'body', pointer: '', type: 'yaml_invalid', message: `Invalid YAML: ${message}.` },
+    ]);
+  }
+  // Checked before anything recursive sees it: YAML aliases can even make a structure contain itself.
+  if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) {
+    throw ApiError.badRequest(`The request body nests mappings or sequences more than ${MAX_JSON_DEPTH} levels deep; no operation needs that.`, [
+      { location: 'body', pointer: '', type: 'json_too_deep', message: `Nest at most ${MAX_JSON_DEPTH} levels deep.` },
+    ]);
+  }
+  // As JSON: plain objects, arrays and scalars only, whatever YAML types the text used.
+  return JSON.parse(JSON.stringify(parsed) ?? 'null');
 }
 
 /** No operation's body nests this deep; deeper bodies are refused before any recursive code sees them. */

@@ -29,6 +29,10 @@ export interface JournalEntry {
   merchant_account_id: string | null;
   scenario: string | null;
   request_id: string;
+  /** Present when a scenario answered with a status the operation does not declare (429 or 5xx, as infrastructure would). */
+  outside_contract?: true;
+  /** Present when the operation ran but a scenario lost its answer: what the operation answered; the client got `status` instead. */
+  lost_answer?: { status: number; body: unknown };
 }
 
 /**
@@ -62,6 +66,15 @@ export interface RawJournalEntry {
   merchant_account_id: string | null;
   scenario: string | null;
   request_id: string;
+  /** What a scenario did beyond its name, as JSON text (ScenarioNote); absent for most requests. */
+  scenarioNote?: string | null;
+}
+
+/** What the journal says of a scenario's answer beside its name (kept as JSON text in RawJournalEntry.scenarioNote). */
+export interface ScenarioNote {
+  outside_contract?: true;
+  /** The answer a scenario lost (the operation ran): status, JSON text (at most MAX_BODY_CHARS) and its whole length. */
+  lost?: { status: number; text: string; length: number };
 }
 
 /** The headers of `headerLines`: a header on several lines gets its values joined with ", ". */
@@ -78,7 +91,7 @@ function headersOfLines(lines: string): Record<string, string> {
 }
 
 function materialize(id: number, raw: RawJournalEntry): JournalEntry {
-  return {
+  const entry: JournalEntry = {
     id,
     timestamp: raw.timestamp,
     namespace: raw.namespace,
@@ -95,6 +108,20 @@ function materialize(id: number, raw: RawJournalEntry): JournalEntry {
     scenario: raw.scenario,
     request_id: raw.request_id,
   };
+  const note = raw.scenarioNote ? noteOf(raw.scenarioNote) : null;
+  if (note?.outside_contract) entry.outside_contract = true;
+  if (note?.lost) entry.lost_answer = { status: note.lost.status, body: bodyOf(String(note.lost.text), 'application/json', note.lost.length) };
+  return entry;
+}
+
+/** A note as recorded; an imported one that is not a note says nothing. */
+function noteOf(text: string): ScenarioNote | null {
+  try {
+    const note = JSON.parse(text) as ScenarioNote;
+    return note && typeof note === 'object' ? note : null;
+  } catch {
+    return null;
+  }
 }
 
 export interface JournalFilter {
@@ -104,6 +131,8 @@ export interface JournalFilter {
   operation_id?: string;
   /** 404, or a class such as 4xx. */
   status?: string;
+  /** The scenario that answered (its name). */
+  scenario?: string;
 }
 
 /** Most bytes one namespace's journal holds (its entries, encoded: bodies, headers and fields). */
@@ -137,6 +166,7 @@ const FIELDS = {
   merchant_account_id: 'nullable',
   scenario: 'nullable',
   request_id: 'text',
+  scenarioNote: 'nullable',
 } as const satisfies Partial<Record<keyof RawJournalEntry, 'text' | 'client text' | 'nullable' | 'number' | 'number?'>>;
 const FIELD_NAMES = Object.keys(FIELDS) as (keyof typeof FIELDS)[];
 
@@ -328,6 +358,7 @@ export function matchesFilter(entry: JournalEntry, filter: JournalFilter): boole
   if (filter.operation_id && entry.operation_id !== filter.operation_id) return false;
   if (filter.path && !pathMatches(filter.path, entry.path)) return false;
   if (filter.status && !statusMatches(filter.status, entry.status)) return false;
+  if (filter.scenario && entry.scenario !== filter.scenario) return false;
   return true;
 }
 

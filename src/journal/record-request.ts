@@ -7,15 +7,35 @@
 import { type Call, CallSlot } from '../http/call.js';
 import { type SentBody, sentBody } from '../http/json-response.js';
 import type { Step } from '../http/pipeline.js';
-import { JOURNAL } from './journal.js';
+import { JOURNAL, type ScenarioNote } from './journal.js';
 import type { PendingJournals } from './pending.js';
-import { MAX_BODY_CHARS, REDACTED, SECRET_HEADERS } from './redact.js';
+import { MAX_BODY_CHARS, REDACTED, redactText, SECRET_HEADERS } from './redact.js';
 import { redactTokensInHeader } from './tokens.js';
 
 export { MAX_BODY_CHARS, REDACTED, redactFields } from './redact.js';
 
 /** The namespace clock when the request arrived: its journal entry's timestamp. */
 const ARRIVED_AT = new CallSlot<string>('journal timestamp');
+
+/** What a scenario did beyond answering under its name (most requests: nothing, and no slot is used). */
+const SCENARIO_NOTE = new CallSlot<ScenarioNote>('journal scenario note');
+
+/** The journal will say the answer's status is outside the operation's contract (an injected 429 or 5xx it does not declare). */
+export function noteOutsideContract(call: Call): void {
+  const note = call.get(SCENARIO_NOTE) ?? {};
+  note.outside_contract = true;
+  call.set(SCENARIO_NOTE, note);
+}
+
+/** The journal will keep the answer the operation gave, which a scenario kept from the client (its JSON text; '' for none). */
+export function noteLostAnswer(call: Call, status: number, body: SentBody): void {
+  const note = call.get(SCENARIO_NOTE) ?? {};
+  const clipped = clip(body);
+  const text = typeof clipped.text === 'string' ? clipped.text : clipped.text.toString('utf8');
+  // A generated key pair's answer holds a private key: it never waits in memory.
+  note.lost = { status, text: text.includes('"private_key"') ? redactText(text) : text, length: clipped.length };
+  call.set(SCENARIO_NOTE, note);
+}
 
 /**
  * Records every request that gets this far, after its answer exists (error answers included); a
@@ -75,7 +95,13 @@ function keep(call: Call, pending: PendingJournals, requestText: string, respons
     merchant_account_id: call.merchantAccountId ?? null,
     scenario: call.scenario,
     request_id: call.requestId,
+    scenarioNote: call.scenario === null ? null : noteText(call),
   });
+}
+
+function noteText(call: Call): string | null {
+  const note = call.get(SCENARIO_NOTE);
+  return note ? JSON.stringify(note) : null;
 }
 
 /** At most MAX_BODY_CHARS characters of a body (text, or UTF-8 bytes), and its whole length in characters. */

@@ -31,14 +31,18 @@ function builtInSpecFile(): string {
   return join(packageRoot(), 'openapi.json');
 }
 
+/** Grows when the kept form of a scenario changes: a catalog written by older code is then not used. */
+const CATALOG_FORMAT = 2;
+
 /**
- * What a catalog is compiled from, as one line per file (name and a hash of its content): any change
- * to them changes it. Contents, not modification times: an installed package's files carry the
- * times its tarball gave them, not the build's (npm packs every file with one fixed date).
+ * What a catalog is compiled from, as one line per file (name and a hash of its content), and the
+ * catalog format: any change to them changes it. Contents, not modification times: an installed
+ * package's files carry the times its tarball gave them, not the build's (npm packs every file with
+ * one fixed date).
  */
 export function fingerprintOf(folder: string, specFile: string): string {
   const line = (path: string, name: string) => `${name} ${createHash('sha256').update(readFileSync(path)).digest('base64url')}`;
-  return [line(specFile, basename(specFile)), ...scenarioFiles(folder).map((file) => line(join(folder, file), file))].join('\n');
+  return [`format ${CATALOG_FORMAT}`, line(specFile, basename(specFile)), ...scenarioFiles(folder).map((file) => line(join(folder, file), file))].join('\n');
 }
 
 export function writeCatalog(file: string, catalog: ScenarioCatalog, fingerprint: string): void {

@@ -1,29 +1,25 @@
-// Scenario injection, between authentication and validation: a request that selected scenarios
-// (x-sandbox-scenario header, Prefer: code=NNN, or scenarios activated through the control API)
-// may be answered with an error, delayed, dropped, or get its normal body rewritten.
+// Scenario injection, between authorization and validation: a request that selected scenarios
+// (Prefer: code=NNN, the x-sandbox-scenario header, or scenarios activated through the control
+// API) may be answered with an error, delayed, dropped, get its normal body rewritten, or run and
+// have its answer lost. A request with none selected (most requests) costs two header lookups.
 import { ApiError } from '../errors/api-error.js';
-import { type Call, CallSlot } from '../http/call.js';
+import type { Call } from '../http/call.js';
 import type { Step } from '../http/pipeline.js';
+import { noteOutsideContract } from '../journal/record-request.js';
 import { REQUEST_LIFECYCLE } from '../resources/reports/scheduler.js';
 import type { Operation } from '../spec/operations.js';
-import { answeringScenario, parseScenarioList, SCENARIO_HEADER, selectedLifecycle } from './match.js';
+import { afterAnswer, applyStep } from './apply-step.js';
+import { appliesTo, operationsApplying } from './compile-scenario.js';
+import { parseScenarioList, SCENARIO_HEADER, selectedLifecycle } from './match.js';
 import { parsePrefer } from './prefer.js';
+import { matcherOf, parseBodyForMatching } from './request-match.js';
 import { scenarioError } from './respond.js';
-import { rewriteBody } from './rewrite.js';
-import type { TakenStep } from './state.js';
-import { SCENARIO_STATE } from './state.js';
-import type { Scenario, ScenarioCatalog, StepAction } from './types.js';
+import { SCENARIO_STATE, type ScenarioState, type Selected } from './state.js';
 
-/** A step that rewrites the normal answer (override / merge), applied after it. */
-const REWRITE = new CallSlot<StepAction>('scenario rewrite');
+/** The body was not read (no scenario needed it yet). */
+const NOT_READ = Symbol('body not read');
 
-export interface InjectDeps {
-  scenarios: ScenarioCatalog;
-  config: { seed: number };
-}
-
-export function injectScenario(deps: InjectDeps): Step {
-  const catalog = deps.scenarios;
+export function injectScenario(): Step {
   return {
     name: 'scenario',
     requires: ['namespace', 'operation', 'principal'],
@@ -33,61 +29,89 @@ export function injectScenario(deps: InjectDeps): Step {
       // Header values were checked by checkScenarioHeaders (before the operation was matched).
       const { code } = parsePrefer(call.header('prefer'));
       if (code !== null && code !== operation.successStatus) {
+        const outsideContract = !operation.declaredStatuses.includes(code);
         call.scenario = `prefer:code=${code}`;
-        throw scenarioError({ status: code }, { source: `Prefer: code=${code}`, operationId: operation.id, db: call.ns.store.collections, merchantAccountId });
+        call.addResponseHeader(SCENARIO_HEADER, outsideContract ? `${call.scenario}; outside-contract` : call.scenario);
+        if (outsideContract) noteOutsideContract(call);
+        const source = `Prefer: code=${code}`;
+        throw scenarioError({ status: code }, { source, operationId: operation.id, db: call.ns.store.collections, merchantAccountId, outsideContract });
       }
 
       const state = call.ns.part(SCENARIO_STATE);
       const header = call.header(SCENARIO_HEADER);
-      const names = header === undefined ? state.activeFor(merchantAccountId) : parseScenarioList(header);
-      const scenario = answeringScenario(catalog, names, operation.id);
-      // Taken now, before any await: concurrent requests each get their own step.
-      const taken = scenario ? state.take(merchantAccountId, scenario) : null;
-      // The header's scenarios also decide the lifecycle of report executions made by this request.
-      if (header !== undefined) call.set(REQUEST_LIFECYCLE, { merchantAccountId, plan: selectedLifecycle(catalog, names) });
-      return scenario && taken ? applyStep(call, scenario, taken) : undefined;
+      let selected: readonly Selected[];
+      if (header === undefined) {
+        if (!state.anyActive) return undefined;
+        selected = state.activeFor(merchantAccountId);
+      } else {
+        const names = parseScenarioList(header);
+        selected = selectedByHeader(state, names, operation);
+        // The header's scenarios also decide the lifecycle of report executions made by this request.
+        call.set(REQUEST_LIFECYCLE, { merchantAccountId, plan: selectedLifecycle(state, names) });
+      }
+      return takeStep(call, state, selected, 0, NOT_READ);
     },
-    after(call) {
-      const action = call.get(REWRITE);
-      if (action) return rewriteBody(call, action);
-    },
+    after: afterAnswer,
   };
-}
-
-/** The step's action: a delay, an error answer, a dropped connection, or a rewrite of the normal answer (done after it). */
-function applyStep(call: Call, scenario: Scenario, taken: TakenStep): Response | undefined | Promise<Response | undefined> {
-  const { action } = taken;
-  call.scenario = scenario.name;
-  call.addResponseHeader(SCENARIO_HEADER, scenario.name);
-  const act = (): Response | undefined => {
-    if (action.respond) {
-      throw scenarioError(action.respond, {
-        source: `scenario ${scenario.name}`,
-        operationId: (call.operation as Operation).id,
-        db: call.ns.store.collections,
-        merchantAccountId: call.merchantAccountId as string,
-      });
-    }
-    if (action.drop) return dropConnection(call, scenario.name);
-    if (action.override !== undefined || action.merge !== undefined) call.set(REWRITE, action);
-    return undefined;
-  };
-  if (!action.delay_ms) return act();
-  return new Promise((resolve) => setTimeout(resolve, action.delay_ms)).then(act);
 }
 
 /**
- * Closes the client's TCP connection without an answer, as a crashed upstream or proxy would. Over
- * HTTP/2 only the request's stream is reset: the connection carries other requests.
+ * The first selected scenario that answers this operation and whose conditions hold takes its next
+ * step (synchronously, so concurrent requests each get their own). Conditions on the body read it
+ * first, then carry on from that scenario.
  */
-function dropConnection(call: Call, name: string): Response {
-  if (!call.dropConnection()) {
-    throw new ApiError(
-      500,
-      'server_error',
-      `Scenario ${name} drops the connection, which needs a real HTTP server; this request has no socket (app.request() or fetch without @hono/node-server).`,
-    );
+function takeStep(call: Call, state: ScenarioState, selected: readonly Selected[], from: number, body: unknown): ReturnType<NonNullable<Step['before']>> {
+  const operation = call.operation as Operation;
+  for (let i = from; i < selected.length; i++) {
+    const { scenario, activation } = selected[i];
+    if (!scenario.steps.length || !scenario.operations.has(operation.id)) continue;
+    const matcher = matcherOf(scenario);
+    if (matcher) {
+      if (matcher.needsBody && body === NOT_READ && operation.hasBody) {
+        return call.readBody().then((text) => {
+          call.bodyText = text; // validation and the journal use it as it is
+          return takeStep(call, state, selected, i, parseBodyForMatching(text));
+        });
+      }
+      if (!matcher.matches(call, body === NOT_READ ? undefined : body)) continue;
+    }
+    const taken = state.take(call.merchantAccountId as string, scenario, activation);
+    if (taken) return applyStep(call, scenario, taken);
   }
-  // Nobody reads this answer; the journal records it as 444 (nginx's "closed without response").
-  return new Response(null, { status: 444 as never });
+  return undefined;
+}
+
+/**
+ * The scenarios the header names. None of them able to apply to the operation is a 400 naming the
+ * operations each applies to: a scenario is never skipped without a word.
+ */
+function selectedByHeader(state: ScenarioState, names: string[], operation: Operation): Selected[] {
+  const selected: Selected[] = [];
+  let applies = names.length === 0; // an empty header selects none, on purpose
+  for (const name of names) {
+    const scenario = state.get(name);
+    if (!scenario) continue; // deleted since the header was checked
+    applies ||= appliesTo(scenario, operation.id);
+    selected.push({ scenario, activation: null });
+  }
+  if (applies) return selected;
+  const covers = selected.map(({ scenario }) => {
+    const ids = operationsApplying(scenario);
+    return `'${scenario.name}' applies to ${ids.length ? ids.join(', ') : 'no operation'}`;
+  });
+  const what = selected.length === 1 ? `Scenario '${selected[0].scenario.name}' does not apply` : 'None of the scenarios in x-sandbox-scenario applies';
+  throw new ApiError(
+    400,
+    'bad_request',
+    `${what} to operation ${operation.id} (${operation.method} ${operation.path}): ${covers.join('; ')}.`,
+    [
+      {
+        location: 'header',
+        pointer: `/${SCENARIO_HEADER}`,
+        type: 'scenario_not_applicable',
+        message: `Name a scenario that applies to ${operation.id}, or send this request without ${SCENARIO_HEADER}.`,
+      },
+    ],
+    { outsideContract: true },
+  );
 }

@@ -16,7 +16,9 @@ const MEANINGS: Record<number, string> = {
   425: 'the request came too early; retry it later',
   429: 'too many requests; retry after the Retry-After delay',
   500: 'the server failed',
+  501: 'the server does not support this',
   502: 'bad gateway: an upstream service failed',
+  503: 'service unavailable; retry after the Retry-After delay',
   504: 'gateway timeout: an upstream service did not answer in time',
 };
 
@@ -40,6 +42,8 @@ export interface AnswerContext {
   operationId: string;
   db: CollectionMap;
   merchantAccountId: string;
+  /** The status is not one the operation declares (429 or 5xx as infrastructure answers them): the self-check checks the body only. */
+  outsideContract?: boolean;
 }
 
 export function scenarioError(spec: RespondSpec, ctx: AnswerContext): ApiError {
@@ -49,6 +53,7 @@ export function scenarioError(spec: RespondSpec, ctx: AnswerContext): ApiError {
   const retryAfter = spec.retry_after ?? (status === 429 ? 1 : undefined);
   if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
   const extra: ApiError['extra'] = { headers };
+  if (ctx.outsideContract) extra.outsideContract = true;
   if (status === 409) {
     const id = resourceId(spec.resource_id ?? { collection: OPERATION_COLLECTIONS[ctx.operationId] ?? 'api_key_pairs', merchant_account: true }, ctx);
     if (id) extra.resource_id = id;

@@ -1,15 +1,28 @@
-// The JSON schema every scenario file (YAML or JSON) is checked against at boot. Cross-checks the
-// schema cannot express (operations and statuses of openapi.json, one action per step) are made in
-// load-scenarios.ts.
+// The JSON schema of a scenario: every scenario file (YAML or JSON) is checked against it at boot,
+// and every body defining one through the control API (POST/PUT /_sandbox/scenarios) when it is
+// sent; openapi.admin.json carries the same schema as ScenarioDefinition (a test keeps them equal).
+// Cross-checks the schema cannot express (operations and statuses of openapi.json, one action per
+// step, regular expressions that compile) are made in compile-scenario.ts.
 import { COLLECTION_NAMES } from '../store/records.js';
 import { DURATION_PATTERN } from './duration.js';
 
 const EXECUTION_STATUSES = ['pending', 'dispatched', 'processing', 'succeeded', 'failed'];
 
+/** Header names are HTTP tokens; values printable ASCII (a line break would split the answer). */
+const headers = {
+  type: 'object',
+  maxProperties: 20,
+  propertyNames: { pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$" },
+  additionalProperties: { type: 'string', maxLength: 1000, pattern: '^[\\t\\x20-\\x7e]*$' },
+  description: 'Extra headers on the answer.',
+};
+
 const respond = {
   type: 'object',
   additionalProperties: false,
   required: ['status'],
+  description:
+    "An error answer: the reference's error body for the status. The status must be one the operation declares, or 429 or any 5xx, which may come on any operation.",
   properties: {
     status: { type: 'integer', minimum: 400, maximum: 599 },
     code: { type: 'string', minLength: 1, maxLength: 100 },
@@ -28,7 +41,7 @@ const respond = {
         },
       },
     },
-    retry_after: { type: 'integer', minimum: 0, maximum: 86400 },
+    retry_after: { type: 'integer', minimum: 0, maximum: 86400, description: 'Seconds, sent as Retry-After (429 defaults to 1).' },
     resource_id: {
       type: ['string', 'object'],
       minLength: 1,
@@ -36,17 +49,81 @@ const respond = {
       required: ['collection'],
       properties: { collection: { enum: [...COLLECTION_NAMES] }, merchant_account: { type: 'boolean' } },
     },
-    headers: { type: 'object', additionalProperties: { type: 'string' } },
+    headers,
+    body: { description: "Sent as it is instead of the reference's error body (not checked against openapi.json, on purpose)." },
   },
 };
 
+const delayMs = {
+  type: ['integer', 'object'],
+  minimum: 0,
+  maximum: 120_000,
+  additionalProperties: false,
+  required: ['min', 'max'],
+  properties: { min: { type: 'integer', minimum: 0, maximum: 120_000 }, max: { type: 'integer', minimum: 0, maximum: 120_000 } },
+  description: 'Wait this long (real time) before the step acts: milliseconds, or {min, max} drawn from the seeded random source.',
+};
+
+const loseAnswer = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { status: { type: 'integer', minimum: 500, maximum: 599 }, drop: { const: true } },
+  description:
+    'Done, but the answer is lost: the operation runs and its change is kept, then the client gets this 5xx (default 504) or, with drop, a closed connection.',
+};
+
+/** The actions a step may take; delay_ms and headers go with any of them. */
 const actionProperties = {
-  delay_ms: { type: 'integer', minimum: 0, maximum: 120_000 },
+  delay_ms: delayMs,
   respond,
-  override: {},
-  merge: { type: 'object' },
-  drop: { const: true },
-  pass: { const: true },
+  override: { description: 'Replaces the JSON success body (not checked against openapi.json, on purpose).' },
+  merge: { type: 'object', description: 'Deep-merged into the JSON success body.' },
+  drop: { const: true, description: 'Closes the connection without an answer.' },
+  pass: { const: true, description: 'Runs normally.' },
+  lose_answer: loseAnswer,
+  headers,
+};
+
+/** A request value is equal to a scalar, or {equals: any}, {matches: regular expression} or {present: boolean}. */
+const valueCondition = {
+  type: ['string', 'number', 'boolean', 'null', 'object'],
+  additionalProperties: false,
+  minProperties: 1,
+  maxProperties: 1,
+  properties: {
+    equals: {},
+    matches: { type: 'string', minLength: 1, maxLength: 500, description: 'A regular expression, tested on the first 1024 characters of the value.' },
+    present: { type: 'boolean' },
+  },
+};
+
+const oneOrMore = (item: object) => ({ type: ['string', 'array'], minLength: 1, maxLength: 200, minItems: 1, maxItems: 50, items: item });
+
+const match = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  description: 'Which requests of its operations the scenario takes a step for: every condition given must hold.',
+  properties: {
+    method: oneOrMore({ type: 'string', pattern: '^[A-Za-z]+$' }),
+    path: { type: 'string', pattern: '^/', maxLength: 500, description: 'The request path (without /ns/{name}); * matches any characters.' },
+    merchant_account_id: oneOrMore({ type: 'string', minLength: 1, maxLength: 200 }),
+    query: { type: 'object', maxProperties: 20, additionalProperties: valueCondition, description: 'Query parameters by name.' },
+    headers: {
+      type: 'object',
+      maxProperties: 20,
+      propertyNames: { pattern: "^[a-z0-9!#$%&'*+.^_`|~-]{1,100}$" },
+      additionalProperties: valueCondition,
+      description: 'Request headers by lower-case name.',
+    },
+    body: {
+      type: 'object',
+      maxProperties: 20,
+      propertyNames: { pattern: '^(/.*)?$', maxLength: 500 },
+      additionalProperties: valueCondition,
+      description: 'Values of the JSON body by JSON pointer (e.g. /name).',
+    },
+  },
 };
 
 const duration = { type: ['integer', 'string'], minimum: 0, pattern: DURATION_PATTERN };
@@ -66,11 +143,15 @@ export const SCENARIO_FILE_SCHEMA = {
       then: { const: '*' },
       minItems: 1,
       items: { type: 'string', minLength: 1 },
+      description: 'operationIds, "METHOD /path" templates, or "*" for every operation that can give what the steps answer.',
     },
+    match,
     seed: { type: 'integer' },
     steps: {
       type: 'array',
       minItems: 1,
+      maxItems: 1000,
+      description: 'The sequence: each step answers `times` requests (default 1); the last step repeats forever.',
       items: {
         type: 'object',
         additionalProperties: false,
@@ -87,6 +168,19 @@ export const SCENARIO_FILE_SCHEMA = {
         },
       },
     },
+    // Shorthands instead of steps: one action, on the calls they name; they compile to steps.
+    ...actionProperties,
+    calls: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 100,
+      uniqueItems: true,
+      items: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+      description: 'Shorthand: the action on these matching calls only (1 is the first).',
+    },
+    after: { type: 'integer', minimum: 0, maximum: 1_000_000, description: 'Shorthand: the action from the call after this many on.' },
+    times: { type: 'integer', minimum: 1, description: 'Shorthand: the action on this many calls (after `after`), then normal answers.' },
+    probability: { type: 'number', minimum: 0, maximum: 1, description: 'Shorthand: the action on this share of the calls, seeded.' },
     report_execution: {
       type: 'object',
       additionalProperties: false,

@@ -26,6 +26,8 @@ export interface Operation {
   declaredStatuses: number[];
   hasBody: boolean;
   bodyRequired: boolean;
+  /** The body may also be sent as YAML (content type application/yaml): scenario definitions of the control API. */
+  acceptsYaml: boolean;
   /** Lower-case names of the declared header parameters: all that header validation needs to see. */
   headerParams: string[];
   validators: Partial<Record<ParamLocation | 'body', ValidateFunction>>;
@@ -153,6 +155,7 @@ function buildOperation(
     declaredStatuses: statuses.sort((a, b) => a - b),
     hasBody: Boolean(bodySchema),
     bodyRequired: Boolean(body?.required),
+    acceptsYaml: Boolean(body?.content?.['application/yaml']),
     headerParams: params.filter((p) => p.in === 'header').map(paramKey),
     validators,
     uuidFields: Object.keys(uuidFields).length ? uuidFields : null,

@@ -34,8 +34,9 @@ describe('the whole namespace out and back in', () => {
     expect(Object.keys(exported.parts).sort()).toEqual(['journal', 'reports', 'scenarios']);
     expect(exported.parts.scenarios.active).toEqual([{ merchant_account_id: 'default', scenarios: ['rate-limited'] }]);
     expect(exported.parts.scenarios.cursors).toEqual([
-      { merchant_account_id: 'default', scenario: 'rate-limited', step: 0, used_in_step: 1, requests: 1, random_state: expect.any(Number) },
+      { merchant_account_id: 'default', scenario: 'rate-limited', step: 0, used_in_step: 1, requests: 1, answered: 1, random_state: expect.any(Number) },
     ]);
+    expect(exported.parts.scenarios.defined).toEqual([]);
     expect(exported.parts.journal.last_id).toBe(2);
     expect(exported.parts.journal.entries.map((e: { method: string; path: string; status: number }) => [e.method, e.path, e.status])).toEqual([
       ['PUT', `/buyers/${BUYER}`, 200],

@@ -27,25 +27,37 @@ afterAll(() => sb.close());
 
 /** Loaded scenarios the fuzzer may select: not those that drop the connection or wait seconds. */
 function fuzzableScenarios(): string[] {
-  return [...sb.deps.scenarios.byName.values()].filter((s) => !s.steps.some((step) => step.drop || (step.delay_ms ?? 0) > 100)).map((s) => s.name);
+  return [...sb.deps.scenarios.byName.values()]
+    .filter((s) => !s.steps.some((step) => step.drop || step.lose_answer || typeof step.delay_ms === 'object' || (step.delay_ms ?? 0) > 100))
+    .map((s) => s.name);
 }
 
-/** The 5xx statuses a selected scenario answers with: only those may come back as 5xx. */
+/** The error statuses the request asked for (its scenarios' and its Prefer: code): only those may come back as 5xx. */
 function askedFor(req: BuiltRequest): number[] {
+  const prefer = /code=([0-9]{3})(?![0-9])/.exec(String(req.headers.prefer ?? ''));
+  const preferred = prefer ? [Number(prefer[1])] : [];
   const header = req.headers['x-sandbox-scenario'];
-  if (typeof header !== 'string') return [];
+  if (typeof header !== 'string') return preferred;
   const names = header.split(',').map((n) => n.trim());
-  if (names.some((n) => n && !sb.deps.scenarios.byName.has(n))) return []; // an unknown name is a 400 first
+  if (names.some((n) => n && !sb.deps.scenarios.byName.has(n))) return preferred; // an unknown name is a 400 first
   return names
     .flatMap((n) => sb.deps.scenarios.byName.get(n)?.steps.flatMap((s) => [s.respond?.status, s.random?.respond?.status]) ?? [])
-    .filter((x): x is number => typeof x === 'number');
+    .filter((x): x is number => typeof x === 'number')
+    .concat(preferred);
+}
+
+/** 429 and 5xx asked for may come on any operation (as infrastructure answers them), marked outside its contract. */
+function injectedOutsideContract(op: OpSpec, req: BuiltRequest, res: RawResponse): boolean {
+  return !op.declared.includes(res.status) && (res.status === 429 || res.status >= 500) && askedFor(req).includes(res.status);
 }
 
 /** What must hold of any answer; returns the problems (empty: fine). */
 function problemsOf(op: OpSpec, req: BuiltRequest, res: RawResponse, before: string): string[] {
   const problems: string[] = [];
   if (res.status >= 500 && !askedFor(req).includes(res.status)) problems.push(`answered ${res.status}: ${res.text.slice(0, 300)}`);
-  if (!op.declared.includes(res.status)) {
+  if (injectedOutsideContract(op, req, res)) {
+    if (!String(res.headers['x-sandbox-scenario']).endsWith('; outside-contract')) problems.push(`${res.status} outside the contract is not marked`);
+  } else if (!op.declared.includes(res.status)) {
     if (!OUTSIDE_OPERATIONS.includes(res.status)) problems.push(`status ${res.status} is not documented`);
     // A 400 the operation does not declare can only be the namespace, refused before matching.
     if (res.status === 400 && !/Namespace/.test(res.json?.message)) problems.push(`undeclared 400: ${res.json?.message}`);

@@ -30,7 +30,7 @@ describe('scenario files checked at boot', () => {
       (err: Error) => err.message,
     );
     expect(message).toBe(
-      `invalid scenario file: ${join(dir, 'foo.yaml')}: /steps/0/respond/status: 418 is not declared by operation listGiftCards (it declares 200, 400, 401, 403, 404, 405, 409, 422, 425, 429, 500, 502, 504)`,
+      `invalid scenario file: ${join(dir, 'foo.yaml')}: /steps/0/respond/status: 418 is not declared by operation listGiftCards (it declares 200, 400, 401, 403, 404, 405, 409, 422, 425, 429, 500, 502, 504; 429 and 5xx may be answered on any operation)`,
     );
   });
 
@@ -79,7 +79,9 @@ describe('scenario files checked at boot', () => {
       'two.yaml': `${header('two')}operations: [listGiftCards]\nsteps:\n  - respond: { status: 500 }\n    drop: true\n  - times: 2\n`,
     });
     const file = join(dir, 'two.yaml');
-    expect(message).toContain(`${file}: /steps/0: a step does one thing: use one of respond, override, merge, drop, pass, random (found respond and drop)`);
+    expect(message).toContain(
+      `${file}: /steps/0: a step does one thing: use one of respond, override, merge, drop, pass, lose_answer, random (found respond and drop)`,
+    );
     expect(message).toContain(`${file}: /steps/1: the step does nothing`);
   });
 
@@ -118,7 +120,7 @@ describe('scenario files checked at boot', () => {
     );
   });
 
-  it('fails on a folder that does not exist and ignores files that are not scenarios', async () => {
+  it('fails on a folder that does not exist; a folder adds its scenarios to the built-in ones and ignores files that are not scenarios', async () => {
     const missing = await buildSandbox({ scenariosDir: '/nonexistent/scenarios', logLevel: 'silent' }).then(
       () => null,
       (e: Error) => e,
@@ -128,6 +130,8 @@ describe('scenario files checked at boot', () => {
       scenariosDir: scenarioDir({ 'README.md': '# notes', 'ok.yml': `${header('ok')}operations: [listGiftCards]\nsteps:\n  - pass: true\n` }),
       logLevel: 'silent',
     });
-    expect([...deps.scenarios.byName.keys()]).toEqual(['ok']);
+    expect([...deps.scenarios.byName.keys()]).toEqual([...(await buildSandbox({ logLevel: 'silent' })).scenarios.byName.keys(), 'ok'].sort());
+    expect(deps.scenarios.byName.get('ok')).toMatchObject({ source: 'file', file: expect.stringMatching(/ok\.yml$/) });
+    expect(deps.scenarios.byName.get('slow')).toMatchObject({ source: 'built-in', file: 'scenarios/slow.yaml' });
   });
 });

@@ -44,11 +44,29 @@ describe('built-in error scenarios', () => {
     expect(report?.merchant_account_id).toBe('merchant-two');
   });
 
-  it('duplicate-record does not apply to operations that do not declare 409', async () => {
+  it('duplicate-record named on an operation that does not declare 409 is a 400 naming the operations it applies to', async () => {
+    const applies = (await sb.http.get('/_sandbox/scenarios/duplicate-record')).body.operations as string[];
+    expect(applies).not.toContain('listConnections');
+    expect(applies).toContain('createApiKeyPair');
     const res = await sb.http.get('/connections').set('authorization', sb.auth).set('x-sandbox-scenario', 'duplicate-record');
-    expect(res.status).toBe(200);
+    expect(res.status).toBe(400);
     expect(res.headers['x-sandbox-scenario']).toBeUndefined();
-    expect(res.body.items.length).toBeGreaterThan(0);
+    expect(res.body).toEqual({
+      type: 'error',
+      code: 'bad_request',
+      status: 400,
+      message: `Scenario 'duplicate-record' does not apply to operation listConnections (GET /connections): 'duplicate-record' applies to ${applies.join(', ')}.`,
+      details: [
+        {
+          location: 'header',
+          pointer: '/x-sandbox-scenario',
+          type: 'scenario_not_applicable',
+          message: 'Name a scenario that applies to listConnections, or send this request without x-sandbox-scenario.',
+        },
+      ],
+    });
+    const journal = await sb.http.get('/_sandbox/requests?limit=1');
+    expect(journal.body.items[0]).toMatchObject({ path: '/connections', status: 400, scenario: null });
   });
 
   const fixed: Array<[string, number, string, string]> = [

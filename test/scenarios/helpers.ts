@@ -28,3 +28,12 @@ export function tally<T>(values: T[]): Map<T, number> {
   for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
   return counts;
 }
+
+/** Defines a scenario at run time through the control API (in a namespace when given) and checks it worked. */
+export async function define(sb: TestSandbox, body: object, ns?: string) {
+  const req = sb.http.post('/_sandbox/scenarios');
+  if (ns) req.set('x-sandbox-namespace', ns);
+  const res = await req.send(body);
+  if (res.status !== 201) throw new Error(`definition failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}

@@ -100,21 +100,60 @@ describe('scenario selection', () => {
       expect((await giftCards({ prefer: 'code=504', 'x-sandbox-scenario': 'too-early' })).status).toBe(504);
     });
 
-    it('refuses a code the operation does not declare, naming the ones it does', async () => {
-      const declared = (id: string) => sb.deps.api.spec.byId.get(id)!.declaredStatuses.join(', ');
-      expect(declared('listConnections')).not.toContain('429');
+    it('answers 429 and 5xx on any operation, marked outside the contract when the operation does not declare them', async () => {
+      const declared = (id: string) => sb.deps.api.spec.byId.get(id)!.declaredStatuses;
+      expect(declared('listConnections')).not.toContain(429);
       const res = await sb.http.get('/connections').set('authorization', sb.auth).set('prefer', 'code=429');
+      expect(res.status).toBe(429);
+      expect(res.headers['retry-after']).toBe('1');
+      expect(res.headers['x-sandbox-scenario']).toBe('prefer:code=429; outside-contract');
+      expect(res.body).toEqual({
+        type: 'error',
+        code: 'too_many_requests',
+        status: 429,
+        details: [],
+        message: 'Too many requests; retry after the Retry-After delay (answered by Prefer: code=429).',
+      });
+      const unavailable = await sb.http.get('/connections').set('authorization', sb.auth).set('prefer', 'code=503');
+      expect(unavailable.status).toBe(503);
+      expect(unavailable.body).toEqual({
+        type: 'error',
+        code: 'service_unavailable',
+        status: 503,
+        details: [],
+        message: 'Service unavailable; retry after the Retry-After delay (answered by Prefer: code=503).',
+      });
+      const journal = await sb.http.get('/_sandbox/requests?limit=2');
+      expect(journal.body.items.map((e: any) => [e.status, e.scenario, e.outside_contract])).toEqual([
+        [503, 'prefer:code=503', true],
+        [429, 'prefer:code=429', true],
+      ]);
+      // A declared status is not marked.
+      const declaredOne = await giftCards({ prefer: 'code=500' });
+      expect(declaredOne.status).toBe(500);
+      expect(declaredOne.headers['x-sandbox-scenario']).toBe('prefer:code=500');
+      expect((await sb.http.get('/_sandbox/requests?limit=1')).body.items[0].outside_contract).toBeUndefined();
+    });
+
+    it('refuses another code the operation does not declare, naming the ones it does', async () => {
+      const declared = (id: string) => sb.deps.api.spec.byId.get(id)!.declaredStatuses.join(', ');
+      expect(declared('listConnections')).not.toContain('409');
+      const res = await sb.http.get('/connections').set('authorization', sb.auth).set('prefer', 'code=409');
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
         type: 'error',
         code: 'bad_request',
         status: 400,
-        message: `Prefer: code=429 cannot be answered: operation listConnections declares ${declared('listConnections')}.`,
-        details: [{ location: 'header', pointer: '/prefer', type: 'undeclared_status', message: `Ask for one of ${declared('listConnections')}.` }],
+        message: `Prefer: code=409 cannot be answered: operation listConnections declares ${declared('listConnections')} (and 429 or any 5xx may be asked for on any operation).`,
+        details: [
+          { location: 'header', pointer: '/prefer', type: 'undeclared_status', message: `Ask for one of ${declared('listConnections')}, 429 or a 5xx.` },
+        ],
       });
       const success = await giftCards({ prefer: 'code=201' });
       expect(success.status).toBe(400);
-      expect(success.body.message).toBe(`Prefer: code=201 cannot be answered: operation listGiftCards declares ${declared('listGiftCards')}.`);
+      expect(success.body.message).toBe(
+        `Prefer: code=201 cannot be answered: operation listGiftCards declares ${declared('listGiftCards')} (and 429 or any 5xx may be asked for on any operation).`,
+      );
     });
 
     it('refuses a code that is not a status and leaves unknown paths to the 404', async () => {
@@ -139,11 +178,20 @@ describe('scenario selection', () => {
         { respond: { status: 429, retry_after: 1 }, times: 2 },
         { pass: true, times: 1 },
       ]);
-      expect(limited.operations).toContain('listGiftCards');
-      expect(limited.operations).not.toContain('listConnections'); // it does not declare 429
-      expect(limited.report_execution).toBeNull();
+      // 429 may be answered on any operation, declared or not.
+      expect(limited.operations).toEqual(sb.deps.api.spec.operations.map((o) => o.id).sort());
+      expect(limited).toMatchObject({ source: 'built-in', replaces: null, match: null, report_execution: null });
+      const early = res.body.items.find((s: any) => s.name === 'too-early');
+      expect(early.operations).toEqual(
+        sb.deps.api.spec.operations
+          .filter((o) => o.declaredStatuses.includes(425))
+          .map((o) => o.id)
+          .sort(),
+      );
+      expect(early.operations).not.toContain('listConnections');
       const fails = res.body.items.find((s: any) => s.name === 'report-execution-fails');
       expect(fails.report_execution).toEqual({ path: ['pending', 'dispatched', 'processing', 'failed'], durations_ms: [5000, 5000, 20000] });
+      expect(fails.operations).toEqual(['createReport', 'getReportExecution']); // the operations that make report executions
     });
 
     it('activates for one merchant account only', async () => {

@@ -97,9 +97,15 @@ describe('scenario sequences', () => {
   const giftCards = (scenario: string, merchant = 'default') =>
     sb.http.get('/gift-cards?limit=1').set('authorization', sb.auth).set('x-service-merchant-account-id', merchant).set('x-sandbox-scenario', scenario);
 
-  it('loads only the folder given', async () => {
+  it('adds the folder given to the built-in scenarios', async () => {
     const res = await sb.http.get('/_sandbox/scenarios');
-    expect(res.body.items.map((s: any) => s.name)).toEqual(['always', 'burst', 'custom-error', 'drop-second', 'empty-page', 'pause', 'rewrite', 'then-fail']);
+    const files = res.body.items.filter((s: any) => s.source === 'file').map((s: any) => s.name);
+    expect(files).toEqual(['always', 'burst', 'custom-error', 'drop-second', 'empty-page', 'pause', 'rewrite', 'then-fail']);
+    const builtIn = res.body.items.filter((s: any) => s.source === 'built-in').map((s: any) => s.name);
+    expect(builtIn.join(', ')).toBe(
+      'bad-gateway, dropped-connection, duplicate-record, empty-lists, flaky, gateway-timeout, rate-limited, report-execution-fails, report-execution-stays-pending, server-error, slow, too-early',
+    );
+    expect((await giftCards('rate-limited')).status).toBe(429);
   });
 
   it('50 concurrent requests get exactly the specified count of each answer', async () => {

@@ -78,6 +78,9 @@ export interface RequestLifecycle {
 /** Where a request's scenario step (scenarios/inject.ts) leaves the lifecycle its executions get. */
 export const REQUEST_LIFECYCLE = new CallSlot<RequestLifecycle>('report lifecycle');
 
+/** The operations whose handlers give REQUEST_LIFECYCLE to the executions they make (handlers.ts). */
+export const OPERATIONS_TAKING_A_LIFECYCLE: readonly string[] = ['createReport', 'getReportExecution'];
+
 /**
  * The plan a new execution of that merchant account gets now: the request's own (its
  * x-sandbox-scenario header), else the namespace's active scenarios', else the default.
