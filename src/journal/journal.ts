@@ -18,16 +18,25 @@ export interface JournalEntry {
   method: string;
   /** The API path, without the /ns/{name} prefix. */
   path: string;
+  /** The URL as the client asked for it: scheme and host as the sandbox was reached, /ns/{name} prefix and query included. */
+  url: string;
   query: Record<string, string | string[]>;
   headers: Record<string, string>;
   body: unknown;
   status: number;
+  /** The headers the sandbox set on its answer (not those Node adds when writing it: date, connection, content-length). */
+  response_headers: Record<string, string>;
   response_body: unknown;
   duration_ms: number;
   operation_id: string | null;
+  /** The merchant account the request acted on (or was refused for); null when it never got that far (an unknown path). */
+  merchant_account_id: string | null;
   scenario: string | null;
   request_id: string;
 }
+
+/** An entry without its headers and bodies: what a list of requests shows (view=summary). */
+export type JournalSummary = Omit<JournalEntry, 'headers' | 'body' | 'response_headers' | 'response_body'>;
 
 /**
  * What recording a request keeps: raw text, parsed and redacted only when the journal is read, so
@@ -46,6 +55,8 @@ export interface RawJournalEntry {
   requestLength?: number;
   requestContentType: string | null;
   status: number;
+  /** The answer's headers as `name: value` lines, as headerLines (absent in states exported before they were kept). */
+  responseHeaderLines?: string;
   /** The response body: text, or UTF-8 bytes (an answer the sandbox sent as bytes), at most MAX_BODY_CHARS characters. */
   responseText: string | Buffer;
   responseLength?: number;
@@ -57,6 +68,7 @@ export interface RawJournalEntry {
   responseMayHoldPrivateKey: boolean;
   duration_ms: number;
   operation_id: string | null;
+  merchant_account_id?: string | null;
   scenario: string | null;
   request_id: string;
 }
@@ -76,22 +88,34 @@ function headersOfLines(lines: string): Record<string, string> {
 
 function materialize(id: number, raw: RawJournalEntry): JournalEntry {
   return {
+    ...summarize(id, raw),
+    headers: redactHeaders(headersOfLines(raw.headerLines)),
+    body: bodyOf(raw.requestText, raw.requestContentType, raw.requestLength),
+    response_headers: redactHeaders(headersOfLines(raw.responseHeaderLines ?? '')),
+    response_body: bodyOf(raw.responseText.toString(), raw.responseContentType, raw.responseLength),
+  };
+}
+
+function summarize(id: number, raw: RawJournalEntry): JournalSummary {
+  return {
     id,
     timestamp: raw.timestamp,
     namespace: raw.namespace,
     method: raw.method,
     path: raw.path,
+    url: raw.url,
     query: queryOf(raw.url),
-    headers: redactHeaders(headersOfLines(raw.headerLines)),
-    body: bodyOf(raw.requestText, raw.requestContentType, raw.requestLength),
     status: raw.status,
-    response_body: bodyOf(raw.responseText.toString(), raw.responseContentType, raw.responseLength),
     duration_ms: raw.duration_ms,
     operation_id: raw.operation_id,
+    merchant_account_id: raw.merchant_account_id ?? null,
     scenario: raw.scenario,
     request_id: raw.request_id,
   };
 }
+
+/** How much of each entry a reader wants: everything, or the summary a list shows. */
+export type JournalView = 'full' | 'summary';
 
 export interface JournalFilter {
   method?: string;
@@ -100,6 +124,9 @@ export interface JournalFilter {
   operation_id?: string;
   /** 404, or a class such as 4xx. */
   status?: string;
+  /** The scenario that answered or shaped the response. */
+  scenario?: string;
+  merchant_account_id?: string;
 }
 
 /** Most bytes one namespace's journal holds (its entries, encoded: bodies, headers and fields). */
@@ -127,8 +154,12 @@ const FIELDS = {
   status: 'number',
   responseLength: 'number?',
   responseContentType: 'nullable',
+  // Ours, or a scenario file's (its headers are checked strings); a rewritten answer's could be anything.
+  responseHeaderLines: 'client text',
   duration_ms: 'number',
   operation_id: 'nullable',
+  // A header value (Node and fetch refuse a NUL in one); never empty: an empty header means `default`.
+  merchant_account_id: 'nullable',
   scenario: 'nullable',
   request_id: 'text',
 } as const satisfies Partial<Record<keyof RawJournalEntry, 'text' | 'client text' | 'nullable' | 'number' | 'number?'>>;
@@ -183,6 +214,13 @@ function decode(record: Buffer): RawJournalEntry {
     responseText: record.toString('utf8', requestEnd, responseEnd),
   };
   decodeFields(record.toString('utf8', PART_LENGTHS, fieldsEnd), raw);
+  return raw as unknown as RawJournalEntry;
+}
+
+/** The fields of an entry without its bodies (a summary needs no body text decoded). */
+function decodeWithoutBodies(record: Buffer): RawJournalEntry {
+  const raw: Record<string, unknown> = { requestText: '', responseText: '' };
+  decodeFields(record.toString('utf8', PART_LENGTHS, PART_LENGTHS + record.readUInt32LE(0)), raw);
   return raw as unknown as RawJournalEntry;
 }
 
@@ -252,11 +290,38 @@ export class Journal implements NamespacePart {
   }
 
   /** Newest first. Ids are consecutive: the newest entry has the last id given. */
-  entries(): JournalEntry[] {
-    const out: JournalEntry[] = [];
+  entries(): JournalEntry[];
+  entries(view: 'summary'): JournalSummary[];
+  entries(view: JournalView): JournalEntry[] | JournalSummary[];
+  entries(view: JournalView = 'full'): JournalEntry[] | JournalSummary[] {
+    const out = [];
     const count = this.ring.count;
-    for (let i = count - 1; i >= 0; i--) out.push(materialize(this.seq - (count - 1 - i), decode(this.ring.record(i))));
+    for (let i = count - 1; i >= 0; i--) out.push(this.entryAt(i, view));
     return out;
+  }
+
+  /** The id of the newest entry given (0 before the first). */
+  get lastId(): number {
+    return this.seq;
+  }
+
+  /**
+   * The entries after `afterId` still held, oldest first, as the view asks; `gone`: how many of
+   * those after `afterId` the journal no longer holds (dropped by its bounds, or cleared).
+   */
+  entriesAfter(afterId: number, view: JournalView): { entries: JournalSummary[]; gone: number } {
+    const count = this.ring.count;
+    const wanted = this.seq - afterId;
+    const held = Math.min(wanted, count);
+    const entries: JournalSummary[] = [];
+    for (let i = count - held; i < count; i++) entries.push(this.entryAt(i, view));
+    return { entries, gone: Math.max(0, wanted - held) };
+  }
+
+  private entryAt(index: number, view: JournalView): JournalEntry | JournalSummary {
+    const id = this.seq - (this.ring.count - 1 - index);
+    const record = this.ring.record(index);
+    return view === 'summary' ? summarize(id, decodeWithoutBodies(record)) : materialize(id, decode(record));
   }
 
   clear(): void {
@@ -317,23 +382,30 @@ function checkJournalState(state: unknown): JournalState {
   return s as JournalState;
 }
 
-export function matchesFilter(entry: JournalEntry, filter: JournalFilter): boolean {
-  if (filter.method && entry.method !== filter.method.toUpperCase()) return false;
-  if (filter.operation_id && entry.operation_id !== filter.operation_id) return false;
-  if (filter.path && !pathMatches(filter.path, entry.path)) return false;
-  if (filter.status && !statusMatches(filter.status, entry.status)) return false;
-  return true;
+/** The filter as a test of entries, its path pattern compiled once (a journal holds thousands of entries). */
+export function entryFilter(filter: JournalFilter): (entry: JournalSummary) => boolean {
+  const method = filter.method?.toUpperCase();
+  const { operation_id: operationId, scenario, merchant_account_id: merchantAccountId, status } = filter;
+  const path = filter.path ? pathTest(filter.path) : null;
+  return (entry) =>
+    (!method || entry.method === method) &&
+    (!operationId || entry.operation_id === operationId) &&
+    (!scenario || entry.scenario === scenario) &&
+    (!merchantAccountId || entry.merchant_account_id === merchantAccountId) &&
+    (!path || path(entry.path)) &&
+    (!status || statusMatches(status, entry.status));
 }
 
-function pathMatches(pattern: string, path: string): boolean {
-  if (!pattern.includes('*')) return pattern === path;
+/** An exact path, or a pattern where `*` matches any run of characters. */
+function pathTest(pattern: string): (path: string) => boolean {
+  if (!pattern.includes('*')) return (path) => path === pattern;
   const regex = new RegExp(
     `^${pattern
       .split('*')
       .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
       .join('.*')}$`,
   );
-  return regex.test(path);
+  return (path) => regex.test(path);
 }
 
 function statusMatches(wanted: string, status: number): boolean {

@@ -4,7 +4,7 @@
 // redaction (Authorization and admin token headers, every non-null `private_key`) happen when the
 // journal is read (see redact.ts), so recording costs the request path almost nothing.
 import { type Call, CallSlot } from '../http/call.js';
-import { type SentBody, sentBody } from '../http/json-response.js';
+import { type SentBody, sentBody, sentHeaders } from '../http/json-response.js';
 import type { Step } from '../http/pipeline.js';
 import { JOURNAL } from './journal.js';
 import type { PendingJournals } from './pending.js';
@@ -61,6 +61,7 @@ function keep(call: Call, pending: PendingJournals, requestText: string, respons
     requestLength: request.length,
     requestContentType: call.header('content-type') ?? null,
     status: call.res.status,
+    responseHeaderLines: responseHeaderLines(call),
     responseText: response.text,
     responseLength: response.length,
     // Our own answers are JSON (or empty): reading res.headers would build a Headers object.
@@ -70,6 +71,7 @@ function keep(call: Call, pending: PendingJournals, requestText: string, respons
     responseMayHoldPrivateKey: sent === undefined || (call.operation?.answerMayHoldPrivateKey ?? false),
     duration_ms: Math.round((performance.now() - call.receivedAt) * 1000) / 1000,
     operation_id: call.operation?.id ?? null,
+    merchant_account_id: call.merchantAccountId ?? null,
     scenario: call.scenario,
     request_id: call.requestId,
   });
@@ -102,6 +104,18 @@ function headerLinesWithoutSecrets(call: Call): string {
     else if (typeof value === 'string') lines += `${name}: ${value}\n`;
     else for (const each of value) lines += `${name}: ${each}\n`;
   }
+  return lines;
+}
+
+/**
+ * The answer's headers as lines: our own answers' plain header object (no Headers instance built
+ * on the request path), else the Response's (a scenario's rewrite, a docs page).
+ */
+function responseHeaderLines(call: Call): string {
+  const own = sentHeaders(call);
+  let lines = '';
+  if (own) for (const name in own) lines += `${name}: ${own[name]}\n`;
+  else for (const [name, value] of call.res.headers) lines += `${name}: ${value}\n`;
   return lines;
 }
 
