@@ -13,6 +13,7 @@ import type { AdminDeps, AdminHandlerMap } from './admin/types.js';
 import { TokenCache } from './auth/verify-token.js';
 import { defaultConfig, type SandboxConfig } from './config.js';
 import { OperationRouter } from './http/operation-router.js';
+import { JournalFeed } from './journal/feed.js';
 import { journalKind } from './journal/journal.js';
 import { PendingJournals } from './journal/pending.js';
 import { createLogger } from './logging/logger.js';
@@ -59,6 +60,8 @@ export interface SandboxDeps {
   fixtureSource: FixtureSource;
   /** Requests to namespaces not created yet, set aside for their journal. */
   pendingJournals: PendingJournals;
+  /** Followers of the live journal: ended on close, or their streams would hold the server open. */
+  journalFeed: JournalFeed;
   /** Counters for the shutdown summary. */
   stats: RequestStats;
   tokenCache: TokenCache;
@@ -93,7 +96,8 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const defaultStore = await Store.open(fixtures, { file: config.dataFile ?? undefined });
   // What every namespace keeps besides its records and clock (namespace/part.ts).
   const pendingJournals = new PendingJournals();
-  const parts = [journalKind(config.journalSize, pendingJournals), reportClockKind, scenarioStateKind(scenarios, config.seed)];
+  const journalFeed = new JournalFeed();
+  const parts = [journalKind(config.journalSize, pendingJournals, journalFeed), reportClockKind, scenarioStateKind(scenarios, config.seed)];
   const namespaces = new NamespaceRegistry({
     fixtures,
     fixturesVersion: () => fixtureSource.version,
@@ -109,6 +113,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     seed: config.seed,
     namespaces,
     scenarios,
+    journalFeed,
     recordSchemas: adminServed.spec.compiler,
   };
   return {
@@ -121,6 +126,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     fixtures,
     fixtureSource,
     pendingJournals,
+    journalFeed,
     stats: { requests: 0 },
     tokenCache: new TokenCache(),
     services: await sandboxServices(),

@@ -63,6 +63,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     token: (tokenOptions = {}) => mintToken({ ...tokenOptions, privateKeyPem: adminKey }),
     close: async () => {
       watcher?.close();
+      deps.journalFeed.closeAll(); // open event streams end, so their connections can close
       // Idle keep-alive sockets (fetch keeps them) would hold close() open until they time out.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       if ('closeIdleConnections' in server) server.closeIdleConnections();

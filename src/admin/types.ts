@@ -1,3 +1,4 @@
+import type { JournalFeed } from '../journal/feed.js';
 import type { Namespace } from '../namespace/namespace.js';
 import type { NamespaceRegistry } from '../namespace/registry.js';
 import type { ScenarioCatalog } from '../scenarios/types.js';
@@ -11,6 +12,8 @@ export interface AdminDeps {
   seed: number;
   namespaces: NamespaceRegistry;
   scenarios: ScenarioCatalog;
+  /** Where followers of the live journal (GET /_sandbox/requests/stream) are woken. */
+  journalFeed: JournalFeed;
   /** Compiles the stored-shape schemas of openapi.admin.json (records API, snapshot and state import). */
   recordSchemas: SchemaCompiler;
 }

@@ -236,10 +236,20 @@ function scratchFor(maxBytes: number): Buffer {
   return scratch;
 }
 
+/** What a journal tells of its changes (feed.ts); only when someone is watching. */
+export interface JournalFeedLike {
+  /** True while a watcher is connected: the one thing a journal looks at per entry otherwise. */
+  readonly watching: boolean;
+  changed(journal: Journal, namespace: string): void;
+}
+
 export class Journal implements NamespacePart {
   private readonly ring: ByteRing;
   private seq = 0;
   private droppedCount = 0;
+  private generationCount = 0;
+  private feed: JournalFeedLike | null = null;
+  private namespace = '';
 
   constructor(
     readonly capacity: number,
@@ -287,6 +297,12 @@ export class Journal implements NamespacePart {
     buffer.copy(ring, offset, 0, length);
     while (this.ring.count > this.capacity) this.ring.dropOldest();
     this.droppedCount += before + 1 - this.ring.count;
+    if (this.feed?.watching) this.feed.changed(this, this.namespace);
+  }
+
+  private replaced(): void {
+    this.generationCount++;
+    if (this.feed?.watching) this.feed.changed(this, this.namespace);
   }
 
   /** Newest first. Ids are consecutive: the newest entry has the last id given. */
@@ -305,17 +321,22 @@ export class Journal implements NamespacePart {
     return this.seq;
   }
 
-  /**
-   * The entries after `afterId` still held, oldest first, as the view asks; `gone`: how many of
-   * those after `afterId` the journal no longer holds (dropped by its bounds, or cleared).
-   */
-  entriesAfter(afterId: number, view: JournalView): { entries: JournalSummary[]; gone: number } {
-    const count = this.ring.count;
-    const wanted = this.seq - afterId;
-    const held = Math.min(wanted, count);
-    const entries: JournalSummary[] = [];
-    for (let i = count - held; i < count; i++) entries.push(this.entryAt(i, view));
-    return { entries, gone: Math.max(0, wanted - held) };
+  /** Grows each time the entries are cleared or replaced (an import): a reader's position in them is then void. */
+  get generation(): number {
+    return this.generationCount;
+  }
+
+  /** The entry with that id, as the view asks, if the journal still holds it. */
+  entry(id: number, view: JournalView): JournalEntry | JournalSummary | undefined {
+    const index = this.ring.count - 1 - (this.seq - id);
+    if (!Number.isInteger(index) || index < 0 || index >= this.ring.count) return undefined;
+    return this.entryAt(index, view);
+  }
+
+  /** Tells `feed` of every entry added from now on, and of every clear or import (feed.ts). */
+  announceTo(feed: JournalFeedLike, namespace: string): void {
+    this.feed = feed;
+    this.namespace = namespace;
   }
 
   private entryAt(index: number, view: JournalView): JournalEntry | JournalSummary {
@@ -326,6 +347,7 @@ export class Journal implements NamespacePart {
 
   clear(): void {
     this.ring.clear();
+    this.replaced();
   }
 
   /** A reset keeps the journal: a test can still read what its client sent (POST /_sandbox/reset?journal=true clears it). */
@@ -345,6 +367,7 @@ export class Journal implements NamespacePart {
       for (const entry of checked.entries) this.add({ ...entry, responseMayHoldPrivateKey: false });
       this.seq = checked.last_id;
       this.droppedCount = checked.dropped;
+      this.replaced();
     };
   }
 }
@@ -417,13 +440,15 @@ function statusMatches(wanted: string, status: number): boolean {
  * The journal kind for a sandbox's namespaces: `capacity` entries each (config.journalSize). Made
  * with the namespace, so that what was set aside for it before it existed (pending.ts) is there.
  */
-export function journalKind(capacity: number, pending: { handOver(name: string, journal: Journal): void }): PartKind<Journal> {
+export function journalKind(capacity: number, pending: { handOver(name: string, journal: Journal): void }, feed: JournalFeedLike): PartKind<Journal> {
   return {
     key: JOURNAL,
     eager: true,
     create: (ns) => {
       const journal = new Journal(capacity);
-      if (ns.admitted) pending.handOver(ns.name, journal);
+      if (!ns.admitted) return journal; // the shared fresh state, or a one-request copy: no one follows those
+      journal.announceTo(feed, ns.name);
+      pending.handOver(ns.name, journal);
       return journal;
     },
   };
