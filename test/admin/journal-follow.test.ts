@@ -4,26 +4,10 @@
 // watches.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type FollowBatch, JournalFeed, JournalFollower, MAX_SCAN_PER_BATCH } from '../../src/journal/feed.js';
-import { entryFilter, Journal, type RawJournalEntry } from '../../src/journal/journal.js';
+import { entryFilter, Journal } from '../../src/journal/journal.js';
+import { rawEntry } from '../support/journal.js';
 
-const entry = (path: string, status = 200): RawJournalEntry => ({
-  timestamp: '2026-01-01T00:00:00.000Z',
-  namespace: 'ns',
-  method: 'GET',
-  path,
-  url: `http://x${path}`,
-  headerLines: '',
-  requestText: '',
-  requestContentType: null,
-  status,
-  responseText: '{"ok":true}',
-  responseContentType: 'application/json',
-  responseMayHoldPrivateKey: false,
-  duration_ms: 1,
-  operation_id: null,
-  scenario: null,
-  request_id: path,
-});
+const entry = (path: string, status = 200) => rawEntry(path, { namespace: 'ns', status, responseText: '{"ok":true}', responseContentType: 'application/json' });
 
 describe('following journals', () => {
   let feed: JournalFeed;

@@ -1,26 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Journal, type RawJournalEntry } from '../../src/journal/journal.js';
+import { Journal } from '../../src/journal/journal.js';
 import { clip, MAX_BODY_CHARS } from '../../src/journal/record-request.js';
+import { rawEntry } from '../support/journal.js';
 import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
-const entry = (path: string): RawJournalEntry => ({
-  timestamp: '2026-01-01T00:00:00.000Z',
-  namespace: 'default',
-  method: 'GET',
-  path,
-  url: `http://x${path}`,
-  headerLines: '',
-  requestText: '',
-  requestContentType: null,
-  status: 200,
-  responseText: '',
-  responseContentType: null,
-  responseMayHoldPrivateKey: false,
-  duration_ms: 1,
-  operation_id: null,
-  scenario: null,
-  request_id: path,
-});
+const entry = (path: string) => rawEntry(path);
 
 describe('journal bounds', () => {
   it('drops the oldest entries past the entry cap, keeping ids increasing', () => {
