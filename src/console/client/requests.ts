@@ -179,7 +179,9 @@ export function startRequests(root: HTMLElement): () => void {
     }
     for (const entry of body.items as Summary[]) add(entry, 'bottom');
     (root.querySelector('#requests-table caption') as HTMLElement).textContent =
-      `Requests, newest first: ${body.total} in the journal${body.total > body.items.length ? `, the newest ${body.items.length} listed` : ''}, new ones added as they come`;
+      body.total > body.items.length
+        ? `Requests, newest first: the newest ${body.items.length} of ${body.total} in the journal, and new ones as they come`
+        : 'Requests, newest first, new ones added as they come';
   }
 
   form.addEventListener('change', () => {

@@ -22,6 +22,13 @@ async function allRecords(view: ConsoleView, collection: string): Promise<any[]>
   return [...first.items, ...(await read(Math.max(first.items.length, first.total - 1000))).items];
 }
 
+/** How far the namespace clock is from the wall clock: "1 d 2 h ahead", "3 h behind", "the same" (within a second). */
+function offsetText(offsetMs: number): string {
+  if (Math.abs(offsetMs) < 1000) return 'the same';
+  const amount = relative(0, Math.abs(offsetMs)).replace(/^in /, '');
+  return offsetMs > 0 ? `${amount} ahead` : `${amount} behind`;
+}
+
 const STEPS: Array<[duration: string, label: string]> = [
   ['1m', 'Advance 1 minute'],
   ['1h', 'Advance 1 hour'],
@@ -45,84 +52,60 @@ export const clockPage: ConsolePage = {
     return (
       <>
         <PageHeading page={clockPage} />
-        <section aria-labelledby="clock-now-title" class="panel">
-          <h2 id="clock-now-title">Now</h2>
-          <dl class="facts">
-            <dt>Namespace clock</dt>
-            <dd id="clock-now">
-              <Instant value={clock.now} />
-            </dd>
-            <dt>State</dt>
-            <dd id="clock-state">{clock.frozen ? 'frozen' : 'running'}</dd>
-            <dt>Ahead of the wall clock</dt>
-            <dd>{clock.offset_ms === 0 ? 'no' : relative(0, clock.offset_ms).replace(/^in /, '').replace(/ ago$/, ' behind')}</dd>
-            <dt>Wall clock</dt>
-            <dd>
-              <Instant value={clock.wall_clock} />
-            </dd>
-          </dl>
-        </section>
-        <section aria-labelledby="clock-move-title" class="panel">
-          <h2 id="clock-move-title">Move the clock</h2>
-          <div class="actions">
-            {STEPS.map(([duration, label]) => (
-              <ApiButton method="POST" path={`${path}/advance`} body={{ duration }} done={`Clock moved: ${label.toLowerCase()}.`}>
-                {label}
+        <div class="columns">
+          <section aria-labelledby="clock-now-title" class="panel">
+            <h2 id="clock-now-title">Now</h2>
+            <dl class="facts">
+              <dt>Namespace clock</dt>
+              <dd id="clock-now">
+                <Instant value={clock.now} />
+              </dd>
+              <dt>State</dt>
+              <dd id="clock-state">{clock.frozen ? 'frozen' : 'running'}</dd>
+              <dt>Against the wall clock</dt>
+              <dd>{offsetText(clock.offset_ms)}</dd>
+              <dt>Wall clock</dt>
+              <dd>
+                <Instant value={clock.wall_clock} />
+              </dd>
+            </dl>
+          </section>
+          <section aria-labelledby="clock-move-title" class="panel">
+            <h2 id="clock-move-title">Move the clock</h2>
+            <div class="actions">
+              {STEPS.map(([duration, label]) => (
+                <ApiButton method="POST" path={`${path}/advance`} body={{ duration }} done={`Clock moved: ${label.toLowerCase()}.`}>
+                  {label}
+                </ApiButton>
+              ))}
+              <ApiButton method="PUT" path={path} body={{ frozen: !clock.frozen }} done={clock.frozen ? 'Clock running again.' : 'Clock frozen.'}>
+                {clock.frozen ? 'Unfreeze' : 'Freeze'}
               </ApiButton>
-            ))}
-            <ApiButton method="PUT" path={path} body={{ frozen: !clock.frozen }} done={clock.frozen ? 'Clock running again.' : 'Clock frozen.'}>
-              {clock.frozen ? 'Unfreeze' : 'Freeze'}
-            </ApiButton>
-            <ApiButton method="DELETE" path={path} done="Clock back to the wall clock.">
-              Back to wall clock
-            </ApiButton>
-          </div>
-          <ApiForm method="POST" path={`${path}/advance`} done="Clock advanced." label="Advance by a duration" class="api-form inline">
-            <Field
-              name="duration"
-              id="advance-duration"
-              label="Advance by"
-              placeholder="2h30m"
-              required
-              hint="A duration: ms, s, m, h, d, w (90s, 2h30m, 1w)."
-            />
-            <button type="submit">Advance</button>
-          </ApiForm>
-          <ApiForm method="PUT" path={path} done="Clock set." label="Set the clock" class="api-form inline">
-            <Field name="now" id="set-now" label="Set to" value={clock.now} required hint="RFC 3339, e.g. 2026-11-22T10:00:00Z." />
-            <div class="field checkbox">
-              <input type="checkbox" id="set-frozen" name="frozen" data-type="boolean" checked={clock.frozen} />
-              <label for="set-frozen">Frozen</label>
+              <ApiButton method="DELETE" path={path} done="Clock back to the wall clock.">
+                Back to wall clock
+              </ApiButton>
             </div>
-            <button type="submit">Set</button>
-          </ApiForm>
-        </section>
-        <section aria-labelledby="clock-due-title" class="panel">
-          <h2 id="clock-due-title">Due next</h2>
-          {due.length ? (
-            <div class="table-wrap">
-              <table>
-                <caption>Scheduled report runs and report execution status changes, soonest first</caption>
-                <TableHead columns={['When', 'What', 'Record']} />
-                <tbody>
-                  {due.map((item) => (
-                    <tr>
-                      <td>
-                        <Instant value={new Date(item.atMs).toISOString()} /> <span class="muted">({relative(nowMs, item.atMs)})</span>
-                      </td>
-                      <td>{item.what}</td>
-                      <td>
-                        <a href={`${view.base}/_sandbox/console/records?collection=${item.collection}&id=${encodeURIComponent(item.id)}`}>{item.id}</a>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          ) : (
-            <Note>Nothing is due: no enabled scheduled report, and no report execution on its way.</Note>
-          )}
-        </section>
+            <ApiForm method="POST" path={`${path}/advance`} done="Clock advanced." label="Advance by a duration" class="api-form inline">
+              <Field
+                name="duration"
+                id="advance-duration"
+                label="Advance by"
+                placeholder="2h30m"
+                required
+                hint="A duration: ms, s, m, h, d, w (90s, 2h30m, 1w)."
+              />
+              <button type="submit">Advance</button>
+            </ApiForm>
+            <ApiForm method="PUT" path={path} done="Clock set." label="Set the clock" class="api-form inline">
+              <Field name="now" id="set-now" label="Set to" value={clock.now} required hint="RFC 3339, e.g. 2026-11-22T10:00:00Z." />
+              <div class="field checkbox">
+                <input type="checkbox" id="set-frozen" name="frozen" data-type="boolean" checked={clock.frozen} />
+                <label for="set-frozen">Frozen</label>
+              </div>
+              <button type="submit">Set</button>
+            </ApiForm>
+          </section>
+        </div>
         <section aria-labelledby="clock-executions-title" class="panel">
           <h2 id="clock-executions-title">Newest report executions</h2>
           {recent.length ? (
@@ -150,6 +133,32 @@ export const clockPage: ConsolePage = {
             </div>
           ) : (
             <Note>No report execution yet.</Note>
+          )}
+        </section>
+        <section aria-labelledby="clock-due-title" class="panel">
+          <h2 id="clock-due-title">Due next</h2>
+          {due.length ? (
+            <div class="table-wrap">
+              <table>
+                <caption>Scheduled report runs and report execution status changes, soonest first</caption>
+                <TableHead columns={['When', 'What', 'Record']} />
+                <tbody>
+                  {due.map((item) => (
+                    <tr>
+                      <td>
+                        <Instant value={new Date(item.atMs).toISOString()} /> <span class="muted">({relative(nowMs, item.atMs)})</span>
+                      </td>
+                      <td>{item.what}</td>
+                      <td>
+                        <a href={`${view.base}/_sandbox/console/records?collection=${item.collection}&id=${encodeURIComponent(item.id)}`}>{item.id}</a>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          ) : (
+            <Note>Nothing is due: no enabled scheduled report, and no report execution on its way.</Note>
           )}
         </section>
       </>

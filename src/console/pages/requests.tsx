@@ -106,7 +106,7 @@ export const requestsPage: ConsolePage = {
           <div class="requests-layout">
             <div class="table-wrap">
               <table id="requests-table">
-                <caption>Requests, newest first</caption>
+                <caption>Requests, newest first, new ones added as they come</caption>
                 <TableHead columns={['Time', 'Method', 'Path', 'Status', 'Duration', 'Scenario']} />
                 <tbody id="request-rows" />
               </table>

@@ -13,6 +13,8 @@ interface ScenarioItem {
   description: string;
   operations: string[];
   steps: Array<Record<string, any>>;
+  /** The path report executions take while the scenario is active (report scenarios). */
+  report_execution?: { path: string[] } | null;
 }
 
 interface ActiveBody {
@@ -92,8 +94,18 @@ function CatalogSection(props: { view: ConsoleView; data: ScenarioData }) {
                     <code>{s.name}</code>
                   </th>
                   <td>{s.description}</td>
-                  <td>{s.operations.includes('*') ? 'every operation declaring its statuses' : s.operations.join(', ')}</td>
-                  <td>{s.steps.map((step, i) => stepText(step, i === s.steps.length - 1)).join(', then ')}</td>
+                  <td>
+                    {s.operations.includes('*')
+                      ? 'every operation declaring its statuses'
+                      : s.operations.length
+                        ? s.operations.join(', ')
+                        : 'none: report executions'}
+                  </td>
+                  <td>
+                    {s.report_execution
+                      ? `executions go ${s.report_execution.path.join(' → ')}`
+                      : s.steps.map((step, i) => stepText(step, i === s.steps.length - 1)).join(', then ')}
+                  </td>
                   <td>
                     <ApiButton
                       method="PUT"
