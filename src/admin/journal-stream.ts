@@ -30,6 +30,8 @@ export const journalStreamHandlers: AdminHandlerMap = {
     const wanted: string = ctx.query.namespace ?? ctx.ns.name;
     const view: JournalView = ctx.query.view ?? 'full';
     const filter = entryFilter(ctx.query as JournalFilter);
+    // With filters, a busy batch is read newest first only until it has its fill: what it skipped may not all have matched.
+    const filtered = ['method', 'path', 'operation_id', 'status', 'scenario', 'merchant_account_id'].some((name) => ctx.query[name] !== undefined);
     const existing = namespaces.map((ns) => ns.existingPart(JOURNAL)).filter((j): j is Journal => j !== undefined);
     let follower: JournalFollower | undefined;
     let keepAlive: NodeJS.Timeout | undefined;
@@ -41,7 +43,7 @@ export const journalStreamHandlers: AdminHandlerMap = {
       controller.enqueue(
         event('dropped', {
           count: missed,
-          message: `${missed} request${missed === 1 ? ' was' : 's were'} not sent: more than ${MAX_PER_BATCH} arrived within ${BATCH_MS} ms, or this connection could not take them as fast. The journal has them: GET /_sandbox/requests.`,
+          message: `${filtered ? 'Up to ' : ''}${missed} request${missed === 1 ? ' was' : 's were'} not sent: more than ${MAX_PER_BATCH} arrived within ${BATCH_MS} ms, or this connection could not take them as fast. The journal has them: GET /_sandbox/requests.`,
         }),
       );
       missed = 0;

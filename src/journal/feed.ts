@@ -6,7 +6,7 @@
 // so the journal's own ring is its buffer; what it cannot keep up with (more than maxPerBatch
 // matching entries in one batch, or entries the journal dropped before the batch came) is counted
 // and reported, never queued without bound.
-import type { Journal, JournalFeedLike, JournalSummary, JournalView } from './journal.js';
+import type { FilteredFields, Journal, JournalFeedLike, JournalSummary, JournalView } from './journal.js';
 
 /** Something following the feed. */
 export interface JournalWatcher {
@@ -57,7 +57,7 @@ export interface FollowBatch {
 export interface FollowOptions {
   /** Whether entries of this namespace are wanted. */
   namespace: (name: string) => boolean;
-  filter: (entry: JournalSummary) => boolean;
+  filter: (entry: FilteredFields) => boolean;
   view: JournalView;
   /** Most entries handed on per batch: the newest matching ones. */
   maxPerBatch: number;
@@ -123,13 +123,18 @@ export class JournalFollower implements JournalWatcher {
     this.changed.clear();
     const { maxPerBatch, view } = this.options;
     if (matches.length > maxPerBatch) batch.missed += matches.length - maxPerBatch;
-    for (const { journal, entry } of matches.slice(-maxPerBatch)) {
-      batch.entries.push(view === 'full' ? ((journal.entry(entry.id, 'full') as JournalSummary | undefined) ?? entry) : entry);
+    for (const { journal, id } of matches.slice(-maxPerBatch)) {
+      const entry = journal.entry(id, view);
+      if (entry) batch.entries.push(entry);
     }
     if (batch.entries.length || batch.missed || batch.reloaded.length) this.deliver(batch);
   }
 
-  /** Adds the journal's new matching entries to `matches`; returns how many new entries were not read. */
+  /**
+   * Adds the journal's newest matching entries since the last batch to `matches`, oldest first, at
+   * most maxPerBatch of them: read newest first, it stops there, so an unfiltered follower reads
+   * maxPerBatch entries a batch however many came. Returns how many new entries it did not read.
+   */
   private readJournal(journal: Journal, namespace: string, matches: Match[], reloaded: string[]): number {
     const known = this.positions.get(journal);
     const generation = journal.generation;
@@ -142,16 +147,18 @@ export class JournalFollower implements JournalWatcher {
     }
     const oldestHeld = last - journal.size;
     const from = known ? known.id : oldestHeld;
-    const start = Math.max(from, oldestHeld, last - MAX_SCAN_PER_BATCH);
-    for (let id = start + 1; id <= last; id++) {
-      const entry = journal.entry(id, 'summary') as JournalSummary;
-      if (this.options.filter(entry)) matches.push({ journal, entry });
+    const floor = Math.max(from, oldestHeld, last - MAX_SCAN_PER_BATCH);
+    const found: Match[] = [];
+    let id = last;
+    for (; id > floor && found.length < this.options.maxPerBatch; id--) {
+      if (this.options.filter(journal.filterFields(id) as FilteredFields)) found.push({ journal, id });
     }
-    return start - from;
+    for (let i = found.length - 1; i >= 0; i--) matches.push(found[i]);
+    return id - from;
   }
 }
 
 interface Match {
   journal: Journal;
-  entry: JournalSummary;
+  id: number;
 }

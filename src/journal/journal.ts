@@ -333,6 +333,18 @@ export class Journal implements NamespacePart {
     return this.entryAt(index, view);
   }
 
+  /**
+   * The fields a filter looks at of the entry with that id, decoded without its bodies, headers or
+   * query (a follower tests many entries and shows few); undefined when no longer held.
+   */
+  filterFields(id: number): FilteredFields | undefined {
+    const index = this.ring.count - 1 - (this.seq - id);
+    if (!Number.isInteger(index) || index < 0 || index >= this.ring.count) return undefined;
+    const raw = decodeWithoutBodies(this.ring.record(index));
+    raw.merchant_account_id ??= null;
+    return raw as FilteredFields;
+  }
+
   /** Tells `feed` of every entry added from now on, and of every clear or import (feed.ts). */
   announceTo(feed: JournalFeedLike, namespace: string): void {
     this.feed = feed;
@@ -405,8 +417,11 @@ function checkJournalState(state: unknown): JournalState {
   return s as JournalState;
 }
 
+/** What a filter tests of an entry. */
+export type FilteredFields = Pick<JournalSummary, 'method' | 'path' | 'status' | 'operation_id' | 'scenario' | 'merchant_account_id'>;
+
 /** The filter as a test of entries, its path pattern compiled once (a journal holds thousands of entries). */
-export function entryFilter(filter: JournalFilter): (entry: JournalSummary) => boolean {
+export function entryFilter(filter: JournalFilter): (entry: FilteredFields) => boolean {
   const method = filter.method?.toUpperCase();
   const { operation_id: operationId, scenario, merchant_account_id: merchantAccountId, status } = filter;
   const path = filter.path ? pathTest(filter.path) : null;
