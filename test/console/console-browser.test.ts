@@ -1,9 +1,11 @@
 // The console in a real headless Chromium (Debian's, driven by playwright-core), with every request
 // off 127.0.0.1 blocked: the flows a tester uses, keyboard use and accessibility (axe-core's WCAG
 // 2.1 A/AA rules), a narrow window, and the admin token form. The same tests take the README's
-// screenshots (docs/console-*.png, 1280x800). Skipped, with a visible warning, only where
+// screenshots (docs/console-*.png, 1280x800; see SHOTS). Skipped, with a visible warning, only where
 // /usr/bin/chromium is absent. The console's browser script is the one `npm run build` made.
-import { existsSync, readFileSync } from 'node:fs';
+// UPDATE_SCREENSHOTS=1 writes the screenshots into docs/.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +18,8 @@ const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`console-browser.test.ts: ${CHROMIUM} is absent, the browser tests of the console do not run (apt-get install chromium)`);
 
 const ROOT = join(import.meta.dirname, '../..');
-const DOCS = join(ROOT, 'docs');
+/** The README's screenshots are rewritten only when asked (UPDATE_SCREENSHOTS=1): they are taken every run, kept elsewhere otherwise, so a test run leaves the tree as it was. */
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs') : mkdtempSync(join(tmpdir(), 'console-shots-'));
 const AXE = join(ROOT, 'node_modules/axe-core/axe.min.js');
 const BUYER = WELL_KNOWN.buyers.default.id;
 const quiet = () => createLogger({ logLevel: 'silent', logFormat: 'json' });
@@ -75,7 +78,7 @@ const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 15_
 /** A README screenshot of the page from its top (1280x800). */
 async function shot(page: Page, name: string): Promise<void> {
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: join(DOCS, `console-${name}.png`) });
+  await page.screenshot({ path: join(SHOTS, `console-${name}.png`) });
 }
 
 describe('the console in Chromium', { timeout: 90_000 }, () => {
@@ -92,6 +95,7 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
   afterAll(async () => {
     await browser?.close();
     await sandbox?.close();
+    if (process.env.UPDATE_SCREENSHOTS !== '1') rmSync(SHOTS, { recursive: true, force: true });
   });
 
   /** Opens a console page (its namespace made first, as a test run's first call would). */
@@ -315,7 +319,7 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
       const { page, context } = await open(`/ns/narrow/_sandbox/console/${slug}`, { width: 400, height: 800 });
       const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, window: window.innerWidth }));
       expect(widths.page, slug).toBeLessThanOrEqual(widths.window);
-      if (slug === 'requests') await page.screenshot({ path: join(DOCS, 'console-narrow.png') });
+      if (slug === 'requests') await page.screenshot({ path: join(SHOTS, 'console-narrow.png') });
       await context.close();
     }
   });
