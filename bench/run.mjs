@@ -127,20 +127,65 @@ function rowOf(name, runs) {
   return row;
 }
 
-/** Each entry ({name, opts, pid}) warms up, then all take turns for SLICES slices of the case's time. */
+/**
+ * Each entry ({name, opts, pid, during?}) warms up, then all take turns for SLICES slices of the
+ * case's time. `during()` starts something that runs beside the entry's load (a console following
+ * the journal) and returns what stops it.
+ */
 async function sideBySide(entries) {
-  for (const entry of entries) await load({ ...entry.opts, duration: WARMUP });
+  const beside = async (entry, run) => {
+    const stop = entry.during ? await entry.during() : null;
+    try {
+      return await run();
+    } finally {
+      await stop?.();
+    }
+  };
+  for (const entry of entries) await beside(entry, () => load({ ...entry.opts, duration: WARMUP }));
   const runs = entries.map(() => []);
   for (let slice = 0; slice < SLICES; slice++) {
     for (const [i, entry] of entries.entries()) {
-      const before = cpuMs(entry.pid);
-      const loadBefore = process.cpuUsage();
-      const result = await load({ ...entry.opts, duration: SECONDS / SLICES });
-      const loadCpu = process.cpuUsage(loadBefore);
-      runs[i].push({ ...result, cpuMs: cpuMs(entry.pid) - before, loadCpuMs: (loadCpu.user + loadCpu.system) / 1000 });
+      const measured = await beside(entry, async () => {
+        const before = cpuMs(entry.pid);
+        const loadBefore = process.cpuUsage();
+        const result = await load({ ...entry.opts, duration: SECONDS / SLICES });
+        const loadCpu = process.cpuUsage(loadBefore);
+        return { ...result, cpuMs: cpuMs(entry.pid) - before, loadCpuMs: (loadCpu.user + loadCpu.system) / 1000 };
+      });
+      runs[i].push(measured);
     }
   }
   return entries.map((entry, i) => rowOf(entry.name, runs[i]));
+}
+
+/** What consoles following the journal received over the run: request events, and those the sandbox said it dropped. */
+const consoleFeed = { requests: 0, dropped: 0 };
+
+/**
+ * A console following the live journal, as the Requests page does (GET /_sandbox/requests/stream,
+ * summaries): connected, its events read as they come; returns what disconnects it.
+ */
+async function followJournal(url) {
+  const controller = new AbortController();
+  const res = await fetch(`${url}/_sandbox/requests/stream?view=summary`, { signal: controller.signal });
+  if (res.status !== 200) throw new Error(`the journal stream answered ${res.status}`);
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  const reading = (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        consoleFeed.requests += value.split('event: request\n').length - 1;
+        for (const match of value.matchAll(/event: dropped\ndata: \{"count":(\d+)/g)) consoleFeed.dropped += Number(match[1]);
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  return async () => {
+    controller.abort();
+    await reading;
+  };
 }
 
 /** Autocannon requests walking `paths` in order, round and round. */
@@ -250,6 +295,12 @@ const [scenario] = await sideBySide([
     pid: fixtures.pid,
   },
 ]);
+// The same GET, with and without a console following the journal live, in turns: what an open console costs the API.
+const consolePair = await sideBySide([
+  { name: `default ${CASE_NAMES.get} (no console open)`, opts: fixtures.cases.get, pid: fixtures.pid },
+  { name: `default GET with a console following the live journal`, opts: fixtures.cases.get, pid: fixtures.pid, during: () => followJournal(fixtures.url) },
+]);
+console.error(`  the console received ${consoleFeed.requests} requests and was told of ${consoleFeed.dropped} dropped (at most 100 per 100 ms are sent)`);
 const rssDefault = Math.round(rssMb(fixtures.child.pid));
 
 // Each scaled store beside the default sandbox, case by case: the ratio is the scaled one's cost.
@@ -289,6 +340,8 @@ const targets = {
   p99_ms_list: { value: list.p99_ms, target: 'for information' },
   baseline_p99_ms_list: { value: bList.p99_ms, target: 'for information' },
   list_vs_baseline_list: { value: ratio(list.req_per_s, bList.req_per_s), target: 'for information' },
+  get_with_console_vs_without: { value: ratio(consolePair[1].req_per_s, consolePair[0].req_per_s), target: 'for information' },
+  get_with_console_errors: { value: consolePair[1].errors + consolePair[1].non_2xx, target: 'for information' },
   startup_ms: { value: startupMs, target: '< 500' },
   rss_mb_after_load: { value: rssDefault, target: '< 150' },
 };
@@ -324,6 +377,8 @@ const rows = [
   compared(putMemory),
   compared(putFile, putMemory),
   compared(scenario),
+  compared(consolePair[0]),
+  compared(consolePair[1], consolePair[0]),
   ...[memory, file].flatMap((run) => SCALE_CASES.flatMap((key) => [compared(run.rows[key][0]), compared(run.rows[key][1], run.rows[key][0])])),
 ];
 console.log(
@@ -357,6 +412,7 @@ writeFileSync(
       rows,
       startup_ms: { cli_median: startupMs, cli_runs: startups, default: fixtures.startup_ms, scale_memory: memory.startup_ms, scale_file: file.startup_ms },
       rss_mb: { default: rssDefault, scale_memory: memory.rss_mb, scale_file: file.rss_mb },
+      console_feed: consoleFeed,
       targets: Object.fromEntries(Object.entries(targets).map(([k, t]) => [k, { ...t, met: pass(t) }])),
     },
     null,

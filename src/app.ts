@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { requireAdminToken } from './admin/admin-token.js';
 import { adminContextOf } from './admin/index.js';
 import { authenticate, authorize } from './auth/authenticate.js';
+import { consoleRoutes } from './console/routes.js';
 import { docsRoutes } from './docs/routes.js';
 import { limitBodySize } from './http/body-limit.js';
 import { callOf, type SandboxEnv } from './http/call.js';
@@ -42,6 +43,10 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
 
   // Documents and their pages: no operation document describes them, so plain Hono routes.
   app.route('/', docsRoutes(everyRequest.map(asMiddleware))); // /docs, /openapi.json, /openapi.admin.json: no auth, not journaled
+
+  // The console's pages (HTML, plain Hono routes like /docs): its content behind the admin token, read through the control API's handlers.
+  const consoleDeps = { control: { handlers: deps.admin.handlers, deps: deps.admin.deps }, apiOperations: deps.api.spec.operations, version: deps.version };
+  app.route('/', consoleRoutes(consoleDeps, [...firstSteps, namespace].map(asMiddleware), asMiddleware(requireAdminToken(config.adminToken))));
 
   // The control API (openapi.admin.json): the same pipeline, behind the admin token, not journaled.
   const answerControlCall = pipeline(

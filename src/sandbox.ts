@@ -13,6 +13,7 @@ import type { AdminDeps, AdminHandlerMap } from './admin/types.js';
 import { TokenCache } from './auth/verify-token.js';
 import { defaultConfig, type SandboxConfig } from './config.js';
 import { OperationRouter } from './http/operation-router.js';
+import { JournalFeed } from './journal/feed.js';
 import { journalKind } from './journal/journal.js';
 import { PendingJournals } from './journal/pending.js';
 import { createLogger } from './logging/logger.js';
@@ -59,6 +60,8 @@ export interface SandboxDeps {
   fixtureSource: FixtureSource;
   /** Requests to namespaces not created yet, set aside for their journal. */
   pendingJournals: PendingJournals;
+  /** Followers of the live journal: ended on close, or their streams would hold the server open. */
+  journalFeed: JournalFeed;
   /** Counters for the shutdown summary. */
   stats: RequestStats;
   tokenCache: TokenCache;
@@ -100,7 +103,8 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const defaultStore = config.dataFile ? await Store.open(fixtures, { file: config.dataFile, fsync: config.fsync, checkRecord }) : null;
   // What every namespace keeps besides its records and clock (namespace/part.ts).
   const pendingJournals = new PendingJournals();
-  const parts = [journalKind(config.journalSize, pendingJournals), reportClockKind, scenarioStateKind(scenarios, config.seed, api.spec)];
+  const journalFeed = new JournalFeed();
+  const parts = [journalKind(config.journalSize, pendingJournals, journalFeed), reportClockKind, scenarioStateKind(scenarios, config.seed, api.spec)];
   const namespaces = new NamespaceRegistry({
     fixtures,
     fixturesVersion: () => fixtureSource.version,
@@ -118,6 +122,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     scenarios,
     adminSpec: adminServed.spec,
     apiSpec: api.spec,
+    journalFeed,
   };
   return {
     config,
@@ -129,6 +134,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     fixtures,
     fixtureSource,
     pendingJournals,
+    journalFeed,
     stats: { requests: 0 },
     tokenCache: new TokenCache(),
     services: await sandboxServices(),

@@ -75,6 +75,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     token: (tokenOptions = {}) => mintToken({ ...tokenOptions, privateKeyPem: adminKey }),
     close: async () => {
       watcher?.close();
+      deps.journalFeed.closeAll(); // open event streams end, so their connections can close
       await Promise.all(servers.map(closeServer));
       await deps.namespaces.get(DEFAULT_NAMESPACE).store.flush();
     },

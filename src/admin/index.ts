@@ -6,6 +6,7 @@ import type { Call } from '../http/call.js';
 import { clockHandlers } from './clock.js';
 import { healthHandlers } from './health.js';
 import { journalHandlers } from './journal.js';
+import { journalStreamHandlers } from './journal-stream.js';
 import { namespaceHandlers } from './namespaces.js';
 import { recordHandlers } from './records.js';
 import { resetHandlers } from './reset.js';
@@ -21,6 +22,7 @@ export const adminHandlers: AdminHandlerMap = {
   ...recordHandlers,
   ...tokenHandlers,
   ...journalHandlers,
+  ...journalStreamHandlers,
   ...namespaceHandlers,
   ...scenarioHandlers,
   ...clockHandlers,

@@ -1,29 +1,40 @@
 // GET /_sandbox/requests, GET /_sandbox/requests/count, DELETE /_sandbox/requests: proof of what a
-// client sent. The request's namespace by default; `namespace=*` reads every namespace.
-import { JOURNAL, type JournalEntry, type JournalFilter, matchesFilter } from '../journal/journal.js';
+// client sent. The request's namespace by default; `namespace=*` reads every namespace. The list
+// also comes as a HAR 1.2 file (`format=har`) or as summaries without headers and bodies
+// (`view=summary`, what the console's list shows).
+import { toHar } from '../journal/har.js';
+import { entryFilter, JOURNAL, type JournalEntry, type JournalFilter, type JournalSummary, type JournalView } from '../journal/journal.js';
 import type { Namespace } from '../namespace/namespace.js';
 import { onlyAtRoot } from './scope.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
 
 export const journalHandlers: AdminHandlerMap = {
   listRequests(ctx) {
-    const { limit, offset } = ctx.query;
-    const matching = matchingEntries(ctx);
+    const { limit, offset, format } = ctx.query;
+    if (format === 'har') {
+      const page = matchingEntries(ctx, 'full').slice(offset, offset + limit);
+      const body = toHar(page as JournalEntry[], { name: 'payments-sandbox', version: ctx.deps.version });
+      return { body, headers: { 'content-disposition': `attachment; filename="${harFileName(ctx)}"` } };
+    }
+    const matching = matchingEntries(ctx, ctx.query.view ?? 'full');
     return { body: { items: matching.slice(offset, offset + limit), total: matching.length, limit, offset } };
   },
 
   countRequests(ctx) {
-    return { body: { count: matchingEntries(ctx).length } };
+    return { body: { count: matchingEntries(ctx, 'summary').length } };
   },
 
   clearRequests(ctx) {
-    for (const ns of namespacesOf(ctx)) ns.existingPart(JOURNAL)?.clear();
+    for (const ns of journalNamespaces(ctx)) ns.existingPart(JOURNAL)?.clear();
     return { status: 204 };
   },
 };
 
-/** Reading never creates a namespace: an unknown name simply has no entries. */
-function namespacesOf(ctx: AdminContext): Namespace[] {
+/**
+ * The namespaces whose journals the request reads: its own, or (at the root only) another by name
+ * or every one (`*`). Reading never creates a namespace: an unknown name simply has no entries.
+ */
+export function journalNamespaces(ctx: AdminContext): Namespace[] {
   const { deps, ns, query } = ctx;
   const wanted: string | undefined = query.namespace;
   if (wanted === undefined || wanted === ns.name) return [ns];
@@ -32,10 +43,21 @@ function namespacesOf(ctx: AdminContext): Namespace[] {
   return deps.namespaces.list().filter((n) => n.name === wanted);
 }
 
-function matchingEntries(ctx: AdminContext): JournalEntry[] {
-  const filter: JournalFilter = ctx.query;
-  const entries = namespacesOf(ctx).flatMap((ns) => ns.existingPart(JOURNAL)?.entries() ?? []);
-  const matching = entries.filter((e) => matchesFilter(e, filter));
+function matchingEntries(ctx: AdminContext, view: JournalView): JournalSummary[] {
+  const matches = entryFilter(ctx.query as JournalFilter);
+  const namespaces = journalNamespaces(ctx);
+  const entries = namespaces.flatMap((ns) => ns.existingPart(JOURNAL)?.entries(view) ?? []);
+  const matching = entries.filter(matches);
   // Across namespaces, newest first by arrival time (the namespace clocks may differ).
-  return namespacesOf(ctx).length > 1 ? matching.sort((a, b) => b.timestamp.localeCompare(a.timestamp)) : matching;
+  return namespaces.length > 1 ? matching.sort((a, b) => b.timestamp.localeCompare(a.timestamp)) : matching;
+}
+
+/** sandbox-requests-<namespace>-<UTC time>.har, with only characters safe in a header and a file name. */
+function harFileName(ctx: AdminContext): string {
+  const who = ctx.query.namespace === '*' ? 'all' : (ctx.query.namespace ?? ctx.ns.name);
+  const at = new Date()
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/:/g, '');
+  return `sandbox-requests-${String(who).replace(/[^A-Za-z0-9._-]/g, '_')}-${at}.har`;
 }

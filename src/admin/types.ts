@@ -1,3 +1,4 @@
+import type { JournalFeed } from '../journal/feed.js';
 import type { Namespace } from '../namespace/namespace.js';
 import type { NamespaceRegistry } from '../namespace/registry.js';
 import type { ScenarioCatalog } from '../scenarios/types.js';
@@ -15,6 +16,8 @@ export interface AdminDeps {
   adminSpec: SpecIndex;
   /** openapi.json, which the stored shapes refer to. */
   apiSpec: SpecIndex;
+  /** Where followers of the live journal (GET /_sandbox/requests/stream) are woken. */
+  journalFeed: JournalFeed;
 }
 
 /** What a control-API handler receives: the sandbox's admin deps and the request's namespace and input. */

@@ -59,6 +59,7 @@ export function formatBanner(info: BannerInfo): string {
   if (tls) lines.push(...tlsRows(tls, row));
   lines.push(row('docs', `${url}/docs (control API: ${url}/docs/admin)`));
   lines.push(row('control', `${url}/_sandbox${config.adminToken ? ' (needs the admin token)' : ''}`));
+  lines.push(row('console', `${url}/_sandbox/console`));
   if (info.configFile) lines.push(row('config', info.configFile));
   if (config.watch) lines.push(row('watch', info.watching.length ? `reloading on change: ${info.watching.join(', ')}` : 'on, but there is nothing to watch'));
   lines.push(

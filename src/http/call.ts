@@ -76,8 +76,8 @@ export class Call {
   scenario: string | null = null;
   /** Headers every answer to this request carries, whoever writes it. */
   responseHeaders: Record<string, string> | undefined = undefined;
-  /** The JSON body (text or bytes) last written by json-response.ts, with the Response carrying it. */
-  sent: { res: Response; body: SentBody } | undefined = undefined;
+  /** The JSON body (text or bytes) last written by json-response.ts, with the Response carrying it and its headers. */
+  sent: { res: Response; body: SentBody; headers: Record<string, string> } | undefined = undefined;
   private slots: unknown[] | undefined = undefined;
 
   constructor(readonly context: Context) {}

@@ -50,6 +50,11 @@ function notRecorded(err: Error): never {
 
 function writeResult(call: Call, result: HandlerResult, validateResponses: boolean): Response {
   const operation = call.operation as Operation;
+  if (result.response) {
+    const problem = validateResponses ? problemWithAnswer(operation, result.response.status, undefined) : null;
+    if (problem) throw new SelfCheckError(problem);
+    return result.response;
+  }
   const status = result.status ?? operation.successStatus;
   const json: SentBody | undefined = result.json === undefined || typeof result.json === 'string' ? result.json : assemble(call, result.json);
   if (validateResponses) {

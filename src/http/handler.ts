@@ -14,6 +14,8 @@ export interface HandlerResult {
   /** The body as JSON text already, or as pieces of kept JSON (a list page), instead of `body`. */
   json?: string | JsonPieces;
   headers?: Record<string, string>;
+  /** An answer the handler made itself (a stream of events), written as it is. */
+  response?: Response;
 }
 
 export type Handler<C> = (ctx: C) => HandlerResult | Promise<HandlerResult>;

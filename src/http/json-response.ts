@@ -46,7 +46,7 @@ function respond(call: Call, body: SentBody | null, status: number, headers: Rec
   if (headers) Object.assign(all, headers);
   const payload = typeof body === 'string' ? (body.length > LARGE_BODY_CHARS ? Buffer.from(body) : body) : body === null ? null : body.bytes;
   const res = new Response(payload, { status, headers: all });
-  call.sent = { res, body: body ?? '' };
+  call.sent = { res, body: body ?? '', headers: all };
   return res;
 }
 
@@ -90,4 +90,10 @@ export function assemble(call: Call, json: JsonPieces): JsonBytes {
 export function sentBody(call: Call): SentBody | undefined {
   const sent = call.sent;
   return sent && sent.res === call.res ? sent.body : undefined;
+}
+
+/** The headers of the response as a plain object, when it is still the one made here (the journal reads them without a Headers object). */
+export function sentHeaders(call: Call): Readonly<Record<string, string>> | undefined {
+  const sent = call.sent;
+  return sent && sent.res === call.res ? sent.headers : undefined;
 }

@@ -7,7 +7,7 @@
 import type { PartKind } from '../namespace/namespace.js';
 import { type NamespacePart, PartKey } from '../namespace/part.js';
 import { ByteRing } from './byte-ring.js';
-import { bodyOf, queryOf, redactHeaders, redactText } from './redact.js';
+import { bodyOf, queryOf, redactHeaders, redactText, urlWithoutSecrets } from './redact.js';
 
 export interface JournalEntry {
   /** Increasing per namespace, never reused (clearing the journal does not restart it). */
@@ -18,10 +18,14 @@ export interface JournalEntry {
   method: string;
   /** The API path, without the /ns/{name} prefix. */
   path: string;
+  /** The URL as the client asked for it: scheme and host as the sandbox was reached, /ns/{name} prefix and query included. */
+  url: string;
   query: Record<string, string | string[]>;
   headers: Record<string, string>;
   body: unknown;
   status: number;
+  /** The headers the sandbox set on its answer (not those Node adds when writing it: date, connection, content-length). */
+  response_headers: Record<string, string>;
   response_body: unknown;
   duration_ms: number;
   operation_id: string | null;
@@ -34,6 +38,9 @@ export interface JournalEntry {
   /** Present when the operation ran but a scenario lost its answer: what the operation answered; the client got `status` instead. */
   lost_answer?: { status: number; body: unknown };
 }
+
+/** An entry without its headers and bodies: what a list of requests shows (view=summary). */
+export type JournalSummary = Omit<JournalEntry, 'headers' | 'body' | 'response_headers' | 'response_body'>;
 
 /**
  * What recording a request keeps: raw text, parsed and redacted only when the journal is read, so
@@ -52,6 +59,8 @@ export interface RawJournalEntry {
   requestLength?: number;
   requestContentType: string | null;
   status: number;
+  /** The answer's headers as `name: value` lines, as headerLines (absent in states exported before they were kept). */
+  responseHeaderLines?: string;
   /** The response body: text, or UTF-8 bytes (an answer the sandbox sent as bytes), at most MAX_BODY_CHARS characters. */
   responseText: string | Buffer;
   responseLength?: number;
@@ -63,7 +72,7 @@ export interface RawJournalEntry {
   responseMayHoldPrivateKey: boolean;
   duration_ms: number;
   operation_id: string | null;
-  merchant_account_id: string | null;
+  merchant_account_id?: string | null;
   scenario: string | null;
   request_id: string;
   /** What a scenario did beyond its name, as JSON text (ScenarioNote); absent for most requests. */
@@ -92,25 +101,14 @@ function headersOfLines(lines: string): Record<string, string> {
 
 function materialize(id: number, raw: RawJournalEntry): JournalEntry {
   const entry: JournalEntry = {
-    id,
-    timestamp: raw.timestamp,
-    namespace: raw.namespace,
-    method: raw.method,
-    path: raw.path,
-    query: queryOf(raw.url),
+    ...summarize(id, raw),
     headers: redactHeaders(headersOfLines(raw.headerLines)),
     body: bodyOf(raw.requestText, raw.requestContentType, raw.requestLength, true),
-    status: raw.status,
+    response_headers: redactHeaders(headersOfLines(raw.responseHeaderLines ?? '')),
     response_body: bodyOf(raw.responseText.toString(), raw.responseContentType, raw.responseLength),
-    duration_ms: raw.duration_ms,
-    operation_id: raw.operation_id,
-    merchant_account_id: raw.merchant_account_id,
-    scenario: raw.scenario,
-    request_id: raw.request_id,
   };
-  const note = raw.scenarioNote ? noteOf(raw.scenarioNote) : null;
-  if (note?.outside_contract) entry.outside_contract = true;
-  if (note?.lost) entry.lost_answer = { status: note.lost.status, body: bodyOf(String(note.lost.text), 'application/json', note.lost.length) };
+  const lost = raw.scenarioNote ? noteOf(raw.scenarioNote)?.lost : undefined;
+  if (lost) entry.lost_answer = { status: lost.status, body: bodyOf(String(lost.text), 'application/json', lost.length) };
   return entry;
 }
 
@@ -124,6 +122,29 @@ function noteOf(text: string): ScenarioNote | null {
   }
 }
 
+function summarize(id: number, raw: RawJournalEntry): JournalSummary {
+  const summary: JournalSummary = {
+    id,
+    timestamp: raw.timestamp,
+    namespace: raw.namespace,
+    method: raw.method,
+    path: raw.path,
+    url: urlWithoutSecrets(raw.url),
+    query: queryOf(raw.url),
+    status: raw.status,
+    duration_ms: raw.duration_ms,
+    operation_id: raw.operation_id,
+    merchant_account_id: raw.merchant_account_id ?? null,
+    scenario: raw.scenario,
+    request_id: raw.request_id,
+  };
+  if (raw.scenarioNote && noteOf(raw.scenarioNote)?.outside_contract) summary.outside_contract = true;
+  return summary;
+}
+
+/** How much of each entry a reader wants: everything, or the summary a list shows. */
+export type JournalView = 'full' | 'summary';
+
 export interface JournalFilter {
   method?: string;
   /** Exact API path, or a pattern where `*` matches any run of characters. */
@@ -131,8 +152,9 @@ export interface JournalFilter {
   operation_id?: string;
   /** 404, or a class such as 4xx. */
   status?: string;
-  /** The scenario that answered (its name). */
+  /** The scenario that answered or shaped the response. */
   scenario?: string;
+  merchant_account_id?: string;
 }
 
 /** Most bytes one namespace's journal holds (its entries, encoded: bodies, headers and fields). */
@@ -160,6 +182,8 @@ const FIELDS = {
   status: 'number',
   responseLength: 'number?',
   responseContentType: 'nullable',
+  // Ours, or a scenario file's (its headers are checked strings); a rewritten answer's could be anything.
+  responseHeaderLines: 'client text',
   duration_ms: 'number',
   operation_id: 'nullable',
   // A header value (Node and fetch refuse a NUL in one); never empty: an empty header means `default`.
@@ -222,6 +246,13 @@ function decode(record: Buffer): RawJournalEntry {
   return raw as unknown as RawJournalEntry;
 }
 
+/** The fields of an entry without its bodies (a summary needs no body text decoded). */
+function decodeWithoutBodies(record: Buffer): RawJournalEntry {
+  const raw: Record<string, unknown> = { requestText: '', responseText: '' };
+  decodeFields(record.toString('utf8', PART_LENGTHS, PART_LENGTHS + record.readUInt32LE(0)), raw);
+  return raw as unknown as RawJournalEntry;
+}
+
 /**
  * Where an entry is encoded before it is copied into its ring: writing UTF-8 tells the byte length
  * as it goes, where reserving the exact room first would take a measuring pass over every text.
@@ -234,10 +265,20 @@ function scratchFor(maxBytes: number): Buffer {
   return scratch;
 }
 
+/** What a journal tells of its changes (feed.ts); only when someone is watching. */
+export interface JournalFeedLike {
+  /** True while a watcher is connected: the one thing a journal looks at per entry otherwise. */
+  readonly watching: boolean;
+  changed(journal: Journal, namespace: string): void;
+}
+
 export class Journal implements NamespacePart {
   private readonly ring: ByteRing;
   private seq = 0;
   private droppedCount = 0;
+  private generationCount = 0;
+  private feed: JournalFeedLike | null = null;
+  private namespace = '';
 
   constructor(
     readonly capacity: number,
@@ -285,18 +326,69 @@ export class Journal implements NamespacePart {
     buffer.copy(ring, offset, 0, length);
     while (this.ring.count > this.capacity) this.ring.dropOldest();
     this.droppedCount += before + 1 - this.ring.count;
+    if (this.feed?.watching) this.feed.changed(this, this.namespace);
+  }
+
+  private replaced(): void {
+    this.generationCount++;
+    if (this.feed?.watching) this.feed.changed(this, this.namespace);
   }
 
   /** Newest first. Ids are consecutive: the newest entry has the last id given. */
-  entries(): JournalEntry[] {
-    const out: JournalEntry[] = [];
+  entries(): JournalEntry[];
+  entries(view: 'summary'): JournalSummary[];
+  entries(view: JournalView): JournalEntry[] | JournalSummary[];
+  entries(view: JournalView = 'full'): JournalEntry[] | JournalSummary[] {
+    const out = [];
     const count = this.ring.count;
-    for (let i = count - 1; i >= 0; i--) out.push(materialize(this.seq - (count - 1 - i), decode(this.ring.record(i))));
+    for (let i = count - 1; i >= 0; i--) out.push(this.entryAt(i, view));
     return out;
+  }
+
+  /** The id of the newest entry given (0 before the first). */
+  get lastId(): number {
+    return this.seq;
+  }
+
+  /** Grows each time the entries are cleared or replaced (an import): a reader's position in them is then void. */
+  get generation(): number {
+    return this.generationCount;
+  }
+
+  /** The entry with that id, as the view asks, if the journal still holds it. */
+  entry(id: number, view: JournalView): JournalEntry | JournalSummary | undefined {
+    const index = this.ring.count - 1 - (this.seq - id);
+    if (!Number.isInteger(index) || index < 0 || index >= this.ring.count) return undefined;
+    return this.entryAt(index, view);
+  }
+
+  /**
+   * The fields a filter looks at of the entry with that id, decoded without its bodies, headers or
+   * query (a follower tests many entries and shows few); undefined when no longer held.
+   */
+  filterFields(id: number): FilteredFields | undefined {
+    const index = this.ring.count - 1 - (this.seq - id);
+    if (!Number.isInteger(index) || index < 0 || index >= this.ring.count) return undefined;
+    const raw = decodeWithoutBodies(this.ring.record(index));
+    raw.merchant_account_id ??= null;
+    return raw as FilteredFields;
+  }
+
+  /** Tells `feed` of every entry added from now on, and of every clear or import (feed.ts). */
+  announceTo(feed: JournalFeedLike, namespace: string): void {
+    this.feed = feed;
+    this.namespace = namespace;
+  }
+
+  private entryAt(index: number, view: JournalView): JournalEntry | JournalSummary {
+    const id = this.seq - (this.ring.count - 1 - index);
+    const record = this.ring.record(index);
+    return view === 'summary' ? summarize(id, decodeWithoutBodies(record)) : materialize(id, decode(record));
   }
 
   clear(): void {
     this.ring.clear();
+    this.replaced();
   }
 
   /** A reset keeps the journal: a test can still read what its client sent (POST /_sandbox/reset?journal=true clears it). */
@@ -316,6 +408,7 @@ export class Journal implements NamespacePart {
       for (const entry of checked.entries) this.add({ ...entry, responseMayHoldPrivateKey: false });
       this.seq = checked.last_id;
       this.droppedCount = checked.dropped;
+      this.replaced();
     };
   }
 }
@@ -353,24 +446,33 @@ function checkJournalState(state: unknown): JournalState {
   return s as JournalState;
 }
 
-export function matchesFilter(entry: JournalEntry, filter: JournalFilter): boolean {
-  if (filter.method && entry.method !== filter.method.toUpperCase()) return false;
-  if (filter.operation_id && entry.operation_id !== filter.operation_id) return false;
-  if (filter.path && !pathMatches(filter.path, entry.path)) return false;
-  if (filter.status && !statusMatches(filter.status, entry.status)) return false;
-  if (filter.scenario && entry.scenario !== filter.scenario) return false;
-  return true;
+/** What a filter tests of an entry. */
+export type FilteredFields = Pick<JournalSummary, 'method' | 'path' | 'status' | 'operation_id' | 'scenario' | 'merchant_account_id'>;
+
+/** The filter as a test of entries, its path pattern compiled once (a journal holds thousands of entries). */
+export function entryFilter(filter: JournalFilter): (entry: FilteredFields) => boolean {
+  const method = filter.method?.toUpperCase();
+  const { operation_id: operationId, scenario, merchant_account_id: merchantAccountId, status } = filter;
+  const path = filter.path ? pathTest(filter.path) : null;
+  return (entry) =>
+    (!method || entry.method === method) &&
+    (!operationId || entry.operation_id === operationId) &&
+    (!scenario || entry.scenario === scenario) &&
+    (!merchantAccountId || entry.merchant_account_id === merchantAccountId) &&
+    (!path || path(entry.path)) &&
+    (!status || statusMatches(status, entry.status));
 }
 
-function pathMatches(pattern: string, path: string): boolean {
-  if (!pattern.includes('*')) return pattern === path;
+/** An exact path, or a pattern where `*` matches any run of characters. */
+function pathTest(pattern: string): (path: string) => boolean {
+  if (!pattern.includes('*')) return (path) => path === pattern;
   const regex = new RegExp(
     `^${pattern
       .split('*')
       .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
       .join('.*')}$`,
   );
-  return regex.test(path);
+  return (path) => regex.test(path);
 }
 
 function statusMatches(wanted: string, status: number): boolean {
@@ -382,13 +484,15 @@ function statusMatches(wanted: string, status: number): boolean {
  * The journal kind for a sandbox's namespaces: `capacity` entries each (config.journalSize). Made
  * with the namespace, so that what was set aside for it before it existed (pending.ts) is there.
  */
-export function journalKind(capacity: number, pending: { handOver(name: string, journal: Journal): void }): PartKind<Journal> {
+export function journalKind(capacity: number, pending: { handOver(name: string, journal: Journal): void }, feed: JournalFeedLike): PartKind<Journal> {
   return {
     key: JOURNAL,
     eager: true,
     create: (ns) => {
       const journal = new Journal(capacity);
-      if (ns.admitted) pending.handOver(ns.name, journal);
+      if (!ns.admitted) return journal; // the shared fresh state, or a one-request copy: no one follows those
+      journal.announceTo(feed, ns.name);
+      pending.handOver(ns.name, journal);
       return journal;
     },
   };

@@ -5,7 +5,7 @@
 // happen when the journal is read (see redact.ts), so recording costs the request path almost
 // nothing. Header secrets are dropped here already (see headerLinesWithoutSecrets).
 import { type Call, CallSlot } from '../http/call.js';
-import { type SentBody, sentBody } from '../http/json-response.js';
+import { type SentBody, sentBody, sentHeaders } from '../http/json-response.js';
 import type { Step } from '../http/pipeline.js';
 import { JOURNAL, type ScenarioNote } from './journal.js';
 import type { PendingJournals } from './pending.js';
@@ -83,6 +83,7 @@ function keep(call: Call, pending: PendingJournals, requestText: string, respons
     requestLength: request.length,
     requestContentType: call.header('content-type') ?? null,
     status: call.res.status,
+    responseHeaderLines: responseHeaderLines(call),
     responseText: response.text,
     responseLength: response.length,
     // Our own answers are JSON (or empty): reading res.headers would build a Headers object.
@@ -133,6 +134,18 @@ function headerLinesWithoutSecrets(call: Call): string {
     else if (typeof value === 'string') lines += `${name}: ${redactTokensInHeader(value)}\n`;
     else for (const each of value) lines += `${name}: ${redactTokensInHeader(each)}\n`;
   }
+  return lines;
+}
+
+/**
+ * The answer's headers as lines: our own answers' plain header object (no Headers instance built
+ * on the request path), else the Response's (a scenario's rewrite, a docs page).
+ */
+function responseHeaderLines(call: Call): string {
+  const own = sentHeaders(call);
+  let lines = '';
+  if (own) for (const name in own) lines += `${name}: ${own[name]}\n`;
+  else for (const [name, value] of call.res.headers) lines += `${name}: ${value}\n`;
   return lines;
 }
 

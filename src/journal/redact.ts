@@ -34,6 +34,22 @@ export function queryOf(url: string): Record<string, string | string[]> {
   return query;
 }
 
+/** The URL as the client sent it, with every query value holding a bearer credential or a JWT redacted (as queryOf). */
+export function urlWithoutSecrets(url: string): string {
+  const start = url.indexOf('?');
+  if (start < 0) return url;
+  const params = new URLSearchParams(url.slice(start + 1));
+  let changed = false;
+  const clean = new URLSearchParams();
+  for (const [key, raw] of params) {
+    const value = redactTokensInValue(raw);
+    if (value !== raw) changed = true;
+    clean.append(key, value);
+  }
+  // Unchanged: exactly as sent (URLSearchParams would re-encode it).
+  return changed ? `${url.slice(0, start + 1)}${clean.toString().replaceAll('%5Bredacted%5D', '[redacted]')}` : url;
+}
+
 /**
  * Parsed JSON when it is JSON, the raw text otherwise, null when there is none; secrets redacted.
  * `length`: the body's whole length, when `text` was already cut to its first MAX_BODY_CHARS.

@@ -1,27 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Journal, type RawJournalEntry } from '../../src/journal/journal.js';
+import { Journal } from '../../src/journal/journal.js';
 import { clip, MAX_BODY_CHARS } from '../../src/journal/record-request.js';
+import { rawEntry } from '../support/journal.js';
 import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
-const entry = (path: string): RawJournalEntry => ({
-  timestamp: '2026-01-01T00:00:00.000Z',
-  namespace: 'default',
-  method: 'GET',
-  path,
-  url: `http://x${path}`,
-  headerLines: '',
-  requestText: '',
-  requestContentType: null,
-  status: 200,
-  responseText: '',
-  responseContentType: null,
-  responseMayHoldPrivateKey: false,
-  duration_ms: 1,
-  operation_id: null,
-  merchant_account_id: null,
-  scenario: null,
-  request_id: path,
-});
+const entry = (path: string) => rawEntry(path);
 
 describe('journal bounds', () => {
   it('drops the oldest entries past the entry cap, keeping ids increasing', () => {
@@ -88,6 +71,7 @@ describe('journal bounds', () => {
       status: 200,
       responseText: '{"ok":true}',
       responseContentType: 'application/json',
+      responseHeaderLines: 'content-type: application/json\nretry-after: 1\n',
       duration_ms: 1.234,
       operation_id: 'updateBuyer',
       merchant_account_id: 'merchant-two',
@@ -102,10 +86,12 @@ describe('journal bounds', () => {
       namespace: 'default',
       method: 'PUT',
       path: '/buyers/1',
+      url: 'http://x/buyers/1?a=1&a=2&b=%00',
       query: { a: ['1', '2'], b: '\u0000' },
       headers: { 'content-type': 'application/json', 'x-many': '1, 2' },
       body: { display_name: 'Zoë \u0000' },
       status: 200,
+      response_headers: { 'content-type': 'application/json', 'retry-after': '1' },
       response_body: { ok: true },
       duration_ms: 1.234,
       operation_id: 'updateBuyer',
@@ -119,10 +105,12 @@ describe('journal bounds', () => {
       namespace: 'default',
       method: 'GET',
       path: '/odd\uFFFDpath',
+      url: 'http://x/odd\uFFFDpath',
       query: {},
       headers: { 'x-odd': 'a\uFFFDb' },
       body: null,
       status: 200,
+      response_headers: {},
       response_body: null,
       duration_ms: 0.5,
       operation_id: null,

@@ -34,7 +34,16 @@ describe('start-up banner', () => {
     expect(row(running, 'token')).toBe('TOKEN=$(npx payments-sandbox token)');
     expect(row(running, 'try')).toBe(`curl -H "Authorization: Bearer $TOKEN" ${url}/connections`);
     expect(row(running, 'docs')).toBe(`${url}/docs (control API: ${url}/docs/admin)`);
+    expect(row(running, 'console')).toBe(`${url}/_sandbox/console`);
     expect(row(running, 'logs')).toBe('info, json on stdout');
+    // The built command serves the console, its files included (htmx, the built script, the stylesheet).
+    for (const path of [
+      '/_sandbox/console',
+      '/_sandbox/console/parts/clock',
+      ...['htmx.min.js', 'console.js', 'requests.js', 'console.css'].map((a) => `/_sandbox/console/assets/${a}`),
+    ]) {
+      expect((await fetch(`${url}${path}`)).status, path).toBe(200);
+    }
     expect(running.stderr()).not.toContain('WARNING');
     // The URL works, and the seed is the one the banner names.
     const health = (await (await fetch(`${url}/_sandbox/health`)).json()) as { seed: number };

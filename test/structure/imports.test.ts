@@ -12,6 +12,7 @@ const LAYERS: string[][] = [
   ['tls'], //                             HTTPS: the sandbox CA, certificates, the secure server
   ['app', 'watch'], //                    the request flow; hot reload
   ['sandbox'], //                         boot: builds what createApp needs
+  ['console'], //                         the console's pages, read through the control API's handlers
   ['admin', 'docs'], //                   control surfaces
   ['scenarios'], //                       test behaviour steered per request
   ['resources'], //                       the API's handlers

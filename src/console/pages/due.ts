@@ -1,0 +1,60 @@
+// What the namespace clock will reach next: scheduled report runs and report execution status
+// changes, read from the records (the same records GET /_sandbox/records answers). Pure.
+
+export interface DueItem {
+  atMs: number;
+  /** What happens then, in a few words. */
+  what: string;
+  /** The record it concerns. */
+  collection: string;
+  id: string;
+}
+
+interface ReportLike {
+  id: string;
+  name?: string;
+  schedule?: string;
+  schedule_enabled?: boolean;
+  next_execution_at?: string | null;
+}
+
+interface ExecutionLike {
+  id: string;
+  report_id?: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+  lifecycle?: { path?: unknown; durations_ms?: unknown } | null;
+}
+
+/** The next `limit` things due at or after `nowMs`, soonest first. */
+export function dueNext(reports: readonly ReportLike[], executions: readonly ExecutionLike[], nowMs: number, limit = 10): DueItem[] {
+  const names = new Map(reports.map((r) => [r.id, r.name ?? r.id]));
+  const due: DueItem[] = [];
+  for (const report of reports) {
+    if (!report.schedule_enabled || !report.next_execution_at) continue;
+    const at = Date.parse(report.next_execution_at);
+    if (Number.isFinite(at))
+      due.push({ atMs: at, what: `Report "${report.name ?? report.id}" runs (${report.schedule ?? 'scheduled'})`, collection: 'reports', id: report.id });
+  }
+  for (const execution of executions) {
+    const next = nextTransition(execution);
+    if (!next) continue;
+    const report = execution.report_id ? ` of report "${names.get(execution.report_id) ?? execution.report_id}"` : '';
+    due.push({ atMs: next.atMs, what: `Execution${report} goes ${execution.status} → ${next.status}`, collection: 'report_executions', id: execution.id });
+  }
+  return due
+    .filter((d) => d.atMs >= nowMs)
+    .sort((a, b) => a.atMs - b.atMs)
+    .slice(0, limit);
+}
+
+/** When an execution following a plan leaves its status, and for which; null when it stays (final, or no plan). */
+function nextTransition(execution: ExecutionLike): { atMs: number; status: string } | null {
+  const path = execution.lifecycle?.path;
+  const durations = execution.lifecycle?.durations_ms;
+  if (!Array.isArray(path) || !Array.isArray(durations)) return null;
+  const index = path.indexOf(execution.status);
+  if (index < 0 || index >= path.length - 1 || typeof durations[index] !== 'number') return null;
+  return { atMs: Date.parse(execution.updated_at) + durations[index], status: String(path[index + 1]) };
+}

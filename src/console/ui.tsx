@@ -1,0 +1,153 @@
+// Small pieces every page uses. Actions are plain buttons and forms that name the control API
+// request they make (data-api="METHOD path"): the console's script sends it with the admin token,
+// shows the answer's errors next to the fields they name, and refreshes the page's content.
+import type { Child } from 'hono/jsx';
+
+/** JSON as an indented block, for bodies and records: a named region, focusable so that the keyboard scrolls it. */
+export function JsonBlock(props: { value: unknown; label: string }) {
+  const text = typeof props.value === 'string' ? props.value : JSON.stringify(props.value, null, 2);
+  return (
+    <section class="code" aria-label={props.label}>
+      <pre class="json" tabindex={0}>
+        {text}
+      </pre>
+    </section>
+  );
+}
+
+/** A button making one control API request with a fixed JSON body (or none). */
+export function ApiButton(props: { method: string; path: string; body?: unknown; done: string; children: Child; class?: string; id?: string }) {
+  return (
+    <button
+      type="button"
+      id={props.id}
+      class={props.class}
+      data-api={`${props.method} ${props.path}`}
+      data-json={props.body === undefined ? undefined : JSON.stringify(props.body)}
+      data-done={props.done}
+    >
+      {props.children}
+    </button>
+  );
+}
+
+/**
+ * A form whose fields make the JSON body of one control API request (each named field, typed by
+ * its data-type: number, boolean, json, or text; an empty optional field is left out). Errors of
+ * the answer appear in the form's alert line and next to the field they point at.
+ */
+export function ApiForm(props: { method: string; path: string; done: string; children: Child; label: string; id?: string; class?: string; result?: string }) {
+  return (
+    <form
+      id={props.id}
+      class={props.class ?? 'api-form'}
+      data-api={`${props.method} ${props.path}`}
+      data-done={props.done}
+      data-result={props.result}
+      aria-label={props.label}
+    >
+      {props.children}
+      <p class="form-error" data-errors role="alert" />
+    </form>
+  );
+}
+
+/** A labelled input with the place its error appears. */
+export function Field(props: {
+  name: string;
+  label: string;
+  id: string;
+  type?: string;
+  value?: string;
+  placeholder?: string;
+  required?: boolean;
+  dataType?: string;
+  hint?: string;
+}) {
+  const errorId = `${props.id}-error`;
+  const hintId = props.hint ? `${props.id}-hint` : undefined;
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <input
+        id={props.id}
+        name={props.name}
+        type={props.type ?? 'text'}
+        value={props.value}
+        placeholder={props.placeholder}
+        required={props.required}
+        data-type={props.dataType}
+        aria-describedby={[hintId, errorId].filter(Boolean).join(' ')}
+      />
+      {props.hint ? (
+        <span class="hint" id={hintId}>
+          {props.hint}
+        </span>
+      ) : null}
+      <span class="field-error" id={errorId} data-error-for={props.name} />
+    </div>
+  );
+}
+
+/** A labelled select. */
+export function Select(props: { name: string; label: string; id: string; options: Array<[value: string, label: string]>; value?: string; dataType?: string }) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} name={props.name} data-type={props.dataType} aria-describedby={`${props.id}-error`}>
+        {props.options.map(([value, label]) => (
+          <option value={value} selected={value === props.value}>
+            {label}
+          </option>
+        ))}
+      </select>
+      <span class="field-error" id={`${props.id}-error`} data-error-for={props.name} />
+    </div>
+  );
+}
+
+/** A table's header row: one column heading each. */
+export function TableHead(props: { columns: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {props.columns.map((column) => (
+          <th scope="col">{column}</th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
+/** A note in place of content (nothing to show, a namespace not created yet). */
+export function Note(props: { children: Child }) {
+  return <p class="note">{props.children}</p>;
+}
+
+/** An instant as the console shows it: RFC 3339 in UTC, the way the API writes it. */
+export function Instant(props: { value: string | null | undefined }) {
+  if (!props.value) return <span class="muted">none</span>;
+  return <time datetime={props.value}>{props.value.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time>;
+}
+
+/** How far `toMs` is from `fromMs`, in the largest units: "in 3 h 20 min", "2 d ago". */
+export function relative(fromMs: number, toMs: number): string {
+  const diff = toMs - fromMs;
+  const abs = Math.abs(diff);
+  const units: Array<[number, string]> = [
+    [86_400_000, 'd'],
+    [3_600_000, 'h'],
+    [60_000, 'min'],
+    [1000, 's'],
+  ];
+  const parts: string[] = [];
+  let rest = abs;
+  for (const [size, name] of units) {
+    if (rest >= size && parts.length < 2) {
+      parts.push(`${Math.floor(rest / size)} ${name}`);
+      rest %= size;
+    }
+  }
+  const text = parts.length ? parts.join(' ') : `${abs} ms`;
+  return diff >= 0 ? `in ${text}` : `${text} ago`;
+}
