@@ -35,6 +35,13 @@ export interface SandboxConfig {
   logFormat: 'json' | 'pretty';
   /** Reload scenario files and fixtures when they change. */
   watch: boolean;
+  /** Most time a webhook receiver may take to answer one delivery attempt (a slower answer is a failed attempt). */
+  webhookTimeoutMs: number;
+  /**
+   * URL every event of every merchant account of every namespace is also delivered to, like
+   * `stripe listen --forward-to`: a subscription made at boot with its own secret; null: none.
+   */
+  forwardWebhooksTo: string | null;
 }
 
 export const DEFAULT_SEED = 4010;
@@ -58,6 +65,8 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     logLevel: 'info',
     logFormat: 'json',
     watch: false,
+    webhookTimeoutMs: 10_000,
+    forwardWebhooksTo: null,
     // An option given as undefined keeps its default.
     ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
   };

@@ -30,6 +30,7 @@ import { indexSpec, type SpecIndex } from './spec/operations.js';
 import { FixtureSource } from './store/fixture-overrides.js';
 import type { StoreData } from './store/records.js';
 import { Store } from './store/store.js';
+import { WebhookService } from './webhooks/service.js';
 
 export interface ServedApi {
   spec: SpecIndex;
@@ -63,6 +64,8 @@ export interface SandboxDeps {
   stats: RequestStats;
   tokenCache: TokenCache;
   services: HandlerServices;
+  /** Event catalog, delivery transport and options shared by every namespace's webhooks; close() stops them. */
+  webhooks: WebhookService;
   logger: Logger;
 }
 
@@ -93,7 +96,13 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const defaultStore = await Store.open(fixtures, { file: config.dataFile ?? undefined });
   // What every namespace keeps besides its records and clock (namespace/part.ts).
   const pendingJournals = new PendingJournals();
-  const parts = [journalKind(config.journalSize, pendingJournals), reportClockKind, scenarioStateKind(scenarios, config.seed)];
+  const webhooks = new WebhookService(
+    api.spec,
+    { timeoutMs: config.webhookTimeoutMs, forwardTo: config.forwardWebhooksTo, validate: config.validateResponses },
+    logger,
+  );
+  // Webhooks last: its clock listener runs after the report schedules' (report events first, then due retries).
+  const parts = [journalKind(config.journalSize, pendingJournals), reportClockKind, scenarioStateKind(scenarios, config.seed), webhooks.partKind()];
   const namespaces = new NamespaceRegistry({
     fixtures,
     fixturesVersion: () => fixtureSource.version,
@@ -110,6 +119,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     namespaces,
     scenarios,
     recordSchemas: adminServed.spec.compiler,
+    webhooks,
   };
   return {
     config,
@@ -124,6 +134,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     stats: { requests: 0 },
     tokenCache: new TokenCache(),
     services: await sandboxServices(),
+    webhooks,
     logger,
   };
 }

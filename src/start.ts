@@ -67,6 +67,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       if ('closeIdleConnections' in server) server.closeIdleConnections();
       await closed;
+      await deps.webhooks.close(); // timers and attempts in flight stop; pending deliveries stay recorded
       await deps.namespaces.get(DEFAULT_NAMESPACE).store.flush();
     },
   };

@@ -6,15 +6,12 @@ import { randomUUID } from 'node:crypto';
 import type { ValidateFunction } from 'ajv';
 import { keyAlgorithmOf, parsePublicKey, thumbprintOf } from '../auth/key-material.js';
 import { ApiError, type ErrorDetail } from '../errors/api-error.js';
-import { serializeApiKeyPair } from '../resources/api-key-pairs/serialize.js';
-import { serializeBuyer } from '../resources/buyers/serialize.js';
-import { serializeGiftCard } from '../resources/gift-cards/serialize.js';
-import { serializePaymentMethod, serializePaymentServiceToken } from '../resources/payment-methods/serialize.js';
-import { serializeExecution, serializeReport } from '../resources/reports/serialize.js';
+import { apiShapeOf } from '../resources/api-shapes.js';
 import type { SchemaCompiler } from '../spec/schema-compiler.js';
 import { toErrorDetails } from '../spec/schema-compiler.js';
 import type { CollectionName } from '../store/records.js';
 import type { CollectionMap } from '../store/store.js';
+import { generateSecret } from '../webhooks/signing.js';
 
 type AnyRecord = Record<string, any> & { id: string };
 
@@ -23,8 +20,13 @@ export interface RecordShape {
   type: string;
   /** Component of openapi.admin.json describing the stored shape. */
   schema: string;
-  /** Record -> API shape, for kinds an operation returns with expanded or hidden fields. */
-  serialize?: (db: CollectionMap, record: any) => unknown;
+  /**
+   * Shown as stored even in the API shape: the control API shows what the API hides (a webhook
+   * subscription's secret, which the records API is the one place to read).
+   */
+  shownAsStored?: true;
+  /** Made by the sandbox only (webhook deliveries): the records API lists, reads and deletes them, never creates or changes them. */
+  readOnly?: string;
   /** Has a `merchant_account_id` (defaults to `default` on create; filterable). */
   merchantScoped: boolean;
   /** Has created_at and updated_at, stamped on create and update (all kinds but card scheme definitions). */
@@ -47,7 +49,6 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
     schema: 'ApiKeyPairRecord',
     type: 'api-key-pair',
     merchantScoped: false,
-    serialize: (db, r) => serializeApiKeyPair(db, r),
     defaults: () => ({ active: true, last_used_at: null, creator: null, merchant_account_ids: [], role_ids: [] }),
     references: [
       ['role_ids', 'roles'],
@@ -56,11 +57,9 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
     derive: deriveKeyPairFields,
   },
   buyers: owned('BuyerRecord', 'buyer', {
-    serialize: (_db, r) => serializeBuyer(r),
     defaults: () => ({ ...nulls('display_name', 'external_identifier', 'account_number', 'billing_details'), reconciliation_id: randomUUID() }),
   }),
   payment_methods: owned('PaymentMethodRecord', 'payment-method', {
-    serialize: (_db, r) => serializePaymentMethod(r),
     defaults: () => ({
       method: 'card',
       cit_usage_count: 0,
@@ -90,7 +89,6 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
   }),
   payment_services: owned('PaymentServiceRecord', 'payment-service', { defaults: () => ({ active: true }) }),
   payment_service_tokens: owned('PaymentServiceTokenRecord', 'payment-service-token', {
-    serialize: (_db, r) => serializePaymentServiceToken(r),
     defaults: () => ({ status: 'succeeded', approval_url: null }),
     references: [
       ['payment_method_id', 'payment_methods'],
@@ -103,7 +101,6 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
   }),
   gift_card_services: owned('GiftCardServiceRecord', 'gift-card-service', { defaults: () => ({ active: true }) }),
   gift_cards: owned('GiftCardRecord', 'gift-card', {
-    serialize: serializeGiftCard,
     defaults: () => ({ usage_count: 0, cit_usage_count: 0 }),
     references: [
       ['buyer_id', 'buyers'],
@@ -117,7 +114,10 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
     references: [['anti_fraud_service_id', 'anti_fraud_services']],
   }),
   apple_pay_certificates: owned('ApplePayCertificateRecord', 'apple-pay-certificate'),
-  webhook_subscriptions: owned('WebhookSubscriptionRecord', 'webhook-subscription'),
+  webhook_subscriptions: owned('WebhookSubscriptionRecord', 'webhook-subscription', {
+    shownAsStored: true,
+    defaults: () => ({ active: true, secret: generateSecret() }),
+  }),
   connections: owned('ConnectionRecord', 'connection', { defaults: () => ({ active: true, silent: false }) }),
   flow_rules: owned('FlowRuleRecord', 'rule', { defaults: () => ({ error_code: null }) }),
   vault_forward_configs: owned('VaultForwardConfigRecord', 'vault-forward-config', { defaults: () => ({ authentication_ids: [] }) }),
@@ -126,16 +126,19 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
   }),
   card_scheme_definitions: { schema: 'CardSchemeDefinitionRecord', type: 'card-scheme-definition', merchantScoped: false, timestamps: false },
   reports: owned('ReportRecord', 'report', {
-    serialize: serializeReport,
     defaults: () => ({ schedule_enabled: true, ...nulls('description', 'creator_id', 'creator_display_name', 'creator_type', 'next_execution_at') }),
   }),
-  report_executions: owned('ReportExecutionRecord', 'report-execution', { serialize: serializeExecution, references: [['report_id', 'reports']] }),
+  report_executions: owned('ReportExecutionRecord', 'report-execution', { references: [['report_id', 'reports']] }),
+  // No reference to its subscription on purpose: deleting a subscription must not wait for its deliveries.
+  webhook_deliveries: owned('WebhookDeliveryRecord', 'webhook-delivery', {
+    readOnly:
+      'webhook deliveries are made by events (POST /_sandbox/events, or any change a subscription hears) and kept by the sandbox; retry one with POST /_sandbox/webhooks/deliveries/{id}/retry',
+  }),
 };
 
-/** The record as the API returns it, or as stored for kinds the API returns as stored. */
-export function toApiShape(db: CollectionMap, collection: CollectionName, record: unknown): unknown {
-  const serialize = RECORD_SHAPES[collection].serialize;
-  return serialize ? serialize(db, record) : record;
+/** The record as the API returns it, or as stored for kinds the API returns as stored (and those shownAsStored). */
+export function toApiShape(db: CollectionMap, collection: CollectionName, record: object): unknown {
+  return RECORD_SHAPES[collection].shownAsStored ? record : apiShapeOf(db, collection, record);
 }
 
 const validators = new WeakMap<SchemaCompiler, Map<CollectionName, ValidateFunction>>();

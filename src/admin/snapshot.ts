@@ -20,7 +20,7 @@ export const snapshotHandlers: AdminHandlerMap = {
 
   putSnapshot({ deps, ns, body }) {
     const data = checkedSnapshot(deps, body, '', ns.store.seed);
-    ns.store.replaceAll(data);
+    ns.replaceRecords(data); // parts that follow records (the webhook queue) rebuild
     return { body: { namespace: ns.name, record_counts: recordCounts(data) } };
   },
 

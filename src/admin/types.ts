@@ -2,6 +2,7 @@ import type { Namespace } from '../namespace/namespace.js';
 import type { NamespaceRegistry } from '../namespace/registry.js';
 import type { ScenarioCatalog } from '../scenarios/types.js';
 import type { SchemaCompiler } from '../spec/schema-compiler.js';
+import type { WebhookService } from '../webhooks/service.js';
 
 export type { HandlerResult } from '../http/handler.js';
 
@@ -13,6 +14,8 @@ export interface AdminDeps {
   scenarios: ScenarioCatalog;
   /** Compiles the stored-shape schemas of openapi.admin.json (records API, snapshot and state import). */
   recordSchemas: SchemaCompiler;
+  /** Event catalog and the --forward-webhooks-to target (control routes of webhooks and events). */
+  webhooks: WebhookService;
 }
 
 /** What a control-API handler receives: the sandbox's admin deps and the request's namespace and input. */

@@ -12,6 +12,7 @@ const LAYERS: string[][] = [
   ['app', 'watch'], //                    the request flow; hot reload
   ['sandbox'], //                         boot: builds what createApp needs
   ['admin', 'docs'], //                   control surfaces
+  ['webhooks'], //                        events from changes, signing, the delivery queue
   ['scenarios'], //                       test behaviour steered per request
   ['resources'], //                       the API's handlers
   ['auth', 'journal', 'logging'], //      pipeline steps of any document

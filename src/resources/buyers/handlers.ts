@@ -6,13 +6,14 @@ const UPDATABLE = ['display_name', 'external_identifier', 'account_number'] as c
 
 export const buyerHandlers: HandlerMap = {
   /** Merges the given fields (billing_details replaced as a whole) and moves updated_at. */
-  updateBuyer({ db, params, body, merchantAccountId, now }) {
+  updateBuyer({ ns, db, params, body, merchantAccountId, now }) {
     const buyer = findOwned(db.buyers, params.buyer_id, merchantAccountId, 'Buyer');
     const patch: Record<string, unknown> = { updated_at: now };
     // Copy only known fields: unknown keys (including __proto__) never reach the record.
     for (const field of UPDATABLE) if (Object.hasOwn(body, field)) patch[field] = body[field];
     if (Object.hasOwn(body, 'billing_details')) patch.billing_details = normalizeBillingDetails(body.billing_details);
     db.buyers.update(buyer.id, patch);
+    ns.announce('buyer.updated', merchantAccountId, 'buyers', buyer);
     return { body: serializeBuyer(buyer) };
   },
 };
