@@ -36,6 +36,7 @@ export async function runStartCommand(argv: readonly string[], io: StartIo): Pro
     formatBanner({
       version: sandbox.deps.version,
       url: sandbox.url,
+      forward: sandbox.deps.webhooks.forward,
       config,
       keyFile: defaultKeyFile(),
       configFile: loaded.configFile,

@@ -44,7 +44,7 @@ describe('usage errors', () => {
 
   const cases: Array<[string, string[], Record<string, string>, string]> = [
     ['an unknown option', ['--prot', '1'], {}, 'unknown option --prot (see payments-sandbox start --help)'],
-    ['an unknown command', ['serve'], {}, "unknown command 'serve' (commands: start, token; see payments-sandbox --help)"],
+    ['an unknown command', ['serve'], {}, "unknown command 'serve' (commands: start, token, trigger; see payments-sandbox --help)"],
     ['a bad flag value', ['--port', 'eighty'], {}, '--port must be an integer from 0 to 65535, got "eighty" (from flag --port)'],
     ['a bad variable', [], { SANDBOX_AUTH: 'off' }, '--auth must be one of jwt, none, got "off" (from environment variable SANDBOX_AUTH)'],
     ['a missing --config file', ['--config', 'nope.json'], {}, `the config file ${join(cwd, 'nope.json')} does not exist`],

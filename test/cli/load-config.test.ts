@@ -72,6 +72,10 @@ describe('loadConfig defaults and sources', () => {
       '--watch',
       '--request-timeout-ms',
       '5000',
+      '--webhook-timeout-ms',
+      '2500',
+      '--forward-webhooks-to',
+      'http://127.0.0.1:3000/hooks',
     ]);
     expect(config).toEqual({
       host: 'localhost',
@@ -91,6 +95,8 @@ describe('loadConfig defaults and sources', () => {
       bodyLimitBytes: 2 * 1024 * 1024,
       watch: true,
       requestTimeoutMs: 5000,
+      webhookTimeoutMs: 2500,
+      forwardWebhooksTo: 'http://127.0.0.1:3000/hooks',
     });
   });
 
@@ -113,6 +119,8 @@ describe('loadConfig defaults and sources', () => {
       SANDBOX_BODY_LIMIT: '512kb',
       SANDBOX_WATCH: '1',
       SANDBOX_REQUEST_TIMEOUT_MS: '6000',
+      SANDBOX_WEBHOOK_TIMEOUT_MS: '3000',
+      SANDBOX_FORWARD_WEBHOOKS_TO: 'https://hooks.localhost/in',
     });
     expect(config).toEqual({
       host: '127.0.0.2',
@@ -132,6 +140,8 @@ describe('loadConfig defaults and sources', () => {
       bodyLimitBytes: 512 * 1024,
       watch: true,
       requestTimeoutMs: 6000,
+      webhookTimeoutMs: 3000,
+      forwardWebhooksTo: 'https://hooks.localhost/in',
     });
   });
 
@@ -154,6 +164,8 @@ describe('loadConfig defaults and sources', () => {
       bodyLimitBytes: 1000,
       watch: true,
       requestTimeoutMs: 7000,
+      webhookTimeoutMs: 4000,
+      forwardWebhooksTo: null,
     };
     const { config, configFile } = load([], {}, files({ '/work/app/sandbox.config.json': file }));
     expect(configFile).toBe('/work/app/sandbox.config.json');
