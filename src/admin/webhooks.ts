@@ -91,10 +91,16 @@ export const webhookHandlers: AdminHandlerMap = {
     const hub = hubOf(ctx);
     const delivery = existingDelivery(ctx);
     if (!hub.subscriptionFor(delivery)) {
-      throw new ApiError(
-        409,
-        'conflict',
+      throw ApiError.badRequest(
         `Delivery ${delivery.id} cannot be sent again: its subscription ${delivery.subscription_id} was deleted or is inactive, so nothing would receive it.`,
+        [
+          {
+            location: 'path',
+            pointer: '/delivery_id',
+            type: 'subscription_gone',
+            message: 'Activate the subscription, or retry a delivery of a receiving one.',
+          },
+        ],
       );
     }
     return { status: 202, body: deliveryView(ctx, hub.sendAgain(delivery)) };

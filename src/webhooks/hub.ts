@@ -85,7 +85,7 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
   announced(name: string, merchantAccountId: string, collection: CollectionName, record: object, atMs: number): void {
     if (!this.wants(merchantAccountId)) return;
     this.emit(name, merchantAccountId, collection, record, atMs);
-    if (collection === 'reports' || collection === 'report_executions') this.queue.rearm(); // their next change may have moved
+    if (collection === 'reports' || collection === 'report_executions') this.queue.rearmSoon(); // their next change may have moved
   }
 
   /** Builds the event once and records a delivery of it per receiving subscription (two each while duplicating). */

@@ -50,6 +50,8 @@ export class DeliveryQueue {
   private timer: NodeJS.Timeout | null = null;
   private timerAt = Number.POSITIVE_INFINITY;
   private releaseScheduled = false;
+  /** The time-driven changes' next instant may have moved: the timer is armed again at the next release. */
+  private rearmDue = false;
   private disposed = false;
 
   constructor(
@@ -139,7 +141,9 @@ export class DeliveryQueue {
     this.releaseScheduled = true;
     setImmediate(() => {
       this.releaseScheduled = false;
-      if (!this.disposed) this.release();
+      if (this.disposed) return;
+      this.release();
+      if (this.rearmDue) this.armTimer();
     });
   }
 
@@ -244,18 +248,27 @@ export class DeliveryQueue {
     this.prune();
   }
 
-  /** Keeps the collection within MAX_PENDING + MAX_FINISHED records: the oldest finished go. */
+  /**
+   * Keeps the collection within MAX_PENDING + MAX_FINISHED records: the oldest finished go, a tenth
+   * of MAX_FINISHED more than needed at once, so that removing is not on every new delivery.
+   */
   prune(): void {
     const db = this.db;
-    while (db.size > MAX_PENDING + MAX_FINISHED) {
-      const oldest = db.find((r) => r.status !== 'pending');
-      if (!oldest) return;
-      db.remove(oldest.id);
+    const excess = db.size - (MAX_PENDING + MAX_FINISHED);
+    if (excess <= 0) return;
+    const wanted = excess + Math.floor(MAX_FINISHED / 10);
+    const doomed = new Set<string>();
+    for (const record of db.all()) {
+      if (record.status === 'pending') continue;
+      doomed.add(record.id);
+      if (doomed.size >= wanted) break;
     }
+    db.removeWhere((record) => doomed.has(record.id));
   }
 
   /** Arms the one timer for the next due attempt or time-driven change; none while the clock is frozen. */
   private armTimer(): void {
+    this.rearmDue = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.timerAt = Number.POSITIVE_INFINITY;
@@ -266,8 +279,8 @@ export class DeliveryQueue {
       if (entry.due <= now) this.scheduleRelease();
       else if (entry.due < next) next = entry.due;
     }
+    this.timerAt = next; // also while frozen: what falls due before it is all that needs arming again
     if (!Number.isFinite(next) || this.ns.clock.snapshot().mode === 'frozen') return;
-    this.timerAt = next;
     const delay = Math.min(Math.max(0, next - now), 2 ** 31 - 1);
     this.timer = setTimeout(() => {
       this.timer = null;
@@ -280,6 +293,12 @@ export class DeliveryQueue {
   /** Re-arms after the time-driven changes' next instant may have moved (a report created or changed). */
   rearm(): void {
     if (!this.disposed) this.armTimer();
+  }
+
+  /** The same, once after the current request or clock move (which may announce thousands of report runs). */
+  rearmSoon(): void {
+    this.rearmDue = true;
+    this.scheduleRelease();
   }
 
   private log(record: WebhookDeliveryRecord, attempt: WebhookAttempt): void {

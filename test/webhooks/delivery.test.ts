@@ -5,7 +5,7 @@
 // deliveries apart.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
-import { eventually, Receiver, settle, verifyNotification } from './receiver.js';
+import { eventually, Receiver, resetFrozen, settle, verifyNotification } from './receiver.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 // Not a midnight: no scheduled fixture report runs at T0 (a day later they do: their events are filtered out below).
@@ -28,10 +28,7 @@ describe('webhook delivery', () => {
     sb.server.close();
   });
   beforeEach(async () => {
-    await sb.http.post('/_sandbox/reset').expect(200);
-    await sb.http.put('/_sandbox/clock').send({ now: T0, frozen: true }).expect(200);
-    receiver.clear();
-    other.clear();
+    await resetFrozen(sb, T0, receiver, other);
   });
 
   const prefix = (ns?: string) => (ns ? `/ns/${ns}` : '');

@@ -6,6 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { TestSandbox } from '../support/sandbox.js';
 
 export interface Notification {
   headers: IncomingHttpHeaders;
@@ -120,4 +121,11 @@ export async function eventually<T>(read: () => Promise<T>, done: (value: T) => 
 /** Gives the sandbox a moment to do what it would do (for asserting that nothing more arrives). */
 export function settle(ms = 300): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Between tests: the default namespace back to its fixtures, its clock frozen at `now`, the receivers emptied. */
+export async function resetFrozen(sb: TestSandbox, now: string, ...receivers: Receiver[]): Promise<void> {
+  await sb.http.post('/_sandbox/reset').expect(200);
+  await sb.http.put('/_sandbox/clock').send({ now, frozen: true }).expect(200);
+  for (const receiver of receivers) receiver.clear();
 }
