@@ -4,7 +4,7 @@
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { buildFixtures } from '../dist/fixtures/build-fixtures.js';
-import { giftCardOrder } from '../dist/src/resources/gift-cards/routes.js';
+import { giftCardOrder } from '../dist/src/resources/gift-cards/handlers.js';
 import { serializeGiftCard } from '../dist/src/resources/gift-cards/serialize.js';
 
 const data = await buildFixtures(4010);
