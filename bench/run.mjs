@@ -9,6 +9,7 @@
 // requests, headers included.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -242,6 +243,47 @@ const [scenario] = await sideBySide([
 ]);
 const rssDefault = Math.round(rssMb(fixtures.child.pid));
 
+/**
+ * PUT /buyers/{id} with a webhook subscription receiving every buyer update, beside the same PUT
+ * without one: two namespaces of the default sandbox (the default namespace keeps no subscription
+ * for the cases after this one). The receiver answers 200 from this process; the row says how many
+ * notifications it got, and how many the sandbox refused past its queue bound (none wanted).
+ */
+async function webhookCase() {
+  let received = 0;
+  const receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      res.end('ok');
+    });
+  });
+  await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const hookUrl = `http://127.0.0.1:${receiver.address().port}/hooks`;
+  const ns = (name) => `${fixtures.url}/ns/${name}`;
+  const created = await fetch(`${ns('bench-hooks')}/_sandbox/records/webhook_subscriptions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: hookUrl }),
+  });
+  if (created.status !== 201) throw new Error(`webhook subscription: ${created.status} ${await created.text()}`);
+  await fetch(`${ns('bench-plain')}/_sandbox/health`); // made before its first measured request too
+  const put = (name) => ({ ...fixtures.cases.put, url: `${ns(name)}/buyers/${BUYER}` });
+  const rows = await sideBySide([
+    { name: 'default PUT /buyers/{id} (namespace without subscription)', opts: put('bench-plain'), pid: fixtures.pid },
+    { name: 'default PUT /buyers/{id} with a subscription receiving every buyer update', opts: put('bench-hooks'), pid: fixtures.pid },
+  ]);
+  // Let the queue drain, then count what arrived against what was answered.
+  const stats = async () => (await fetch(`${ns('bench-hooks')}/_sandbox/webhooks`)).json();
+  for (let i = 0; i < 200 && (await stats()).pending > 0; i++) await new Promise((r) => setTimeout(r, 50));
+  const { pending, dropped } = await stats();
+  await new Promise((resolve) => receiver.close(resolve));
+  const answered = (await (await fetch(`${ns('bench-hooks')}/_sandbox/webhooks/deliveries?limit=1`)).json()).total;
+  console.error(`  webhook case: ${received} notifications received, ${dropped} refused (queue_full), ${pending} still pending, ${answered} deliveries kept`);
+  return { rows, received, dropped, pending };
+}
+const webhooks = await webhookCase();
+
 // Each scaled store beside the default sandbox, case by case: the ratio is the scaled one's cost.
 async function scaleCases(label, args) {
   const sb = await startSandboxChild(label, args, headers);
@@ -276,6 +318,9 @@ const targets = {
   p99_ms_list: { value: list.p99_ms, target: 'for information' },
   baseline_p99_ms_list: { value: bList.p99_ms, target: 'for information' },
   list_vs_baseline_list: { value: ratio(list.req_per_s, bList.req_per_s), target: 'for information' },
+  put_with_webhook_vs_put: { value: ratio(webhooks.rows[1].req_per_s, webhooks.rows[0].req_per_s), target: '>= 0.8' },
+  // Every PUT of the webhook case is one notification: how many were refused past the queue bound.
+  webhook_notifications_refused: { value: webhooks.dropped, target: 'for information' },
   startup_ms: { value: startupMs, target: '< 500' },
   rss_mb_after_load: { value: rssDefault, target: '< 150' },
 };
@@ -309,6 +354,8 @@ const compared = (row, against) => ({ ...row, compared_with: against?.case ?? nu
 const rows = [
   ...['get', 'put', 'list'].flatMap((key) => [compared(pairs[key][0]), compared(pairs[key][1], pairs[key][0])]),
   compared(scenario),
+  compared(webhooks.rows[0]),
+  compared(webhooks.rows[1], webhooks.rows[0]),
   ...[memory, file].flatMap((run) => SCALE_CASES.flatMap((key) => [compared(run.rows[key][0]), compared(run.rows[key][1], run.rows[key][0])])),
 ];
 console.log(
@@ -342,6 +389,7 @@ writeFileSync(
       rows,
       startup_ms: { cli_median: startupMs, cli_runs: startups, default: fixtures.startup_ms, scale_memory: memory.startup_ms, scale_file: file.startup_ms },
       rss_mb: { default: rssDefault, scale_memory: memory.rss_mb, scale_file: file.rss_mb },
+      webhooks: { received: webhooks.received, refused: webhooks.dropped, pending_after: webhooks.pending },
       targets: Object.fromEntries(Object.entries(targets).map(([k, t]) => [k, { ...t, met: pass(t) }])),
     },
     null,

@@ -127,7 +127,8 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
     const full = failure === null && this.queue.full;
     if (full) this.refused();
     const ended = failure ?? (full ? `queue_full: ${MAX_PENDING} deliveries are already waiting in this namespace; this one was not sent` : null);
-    const at = iso(now);
+    const at = this.ns.clock.nowIso();
+    const due = now + this.behaviour.delay_ms;
     const delivery = this.ns.store.collections.webhook_deliveries.insert({
       type: 'webhook-delivery',
       id: randomUUID(),
@@ -138,13 +139,13 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
       body,
       status: ended ? 'failed' : 'pending',
       attempts: [],
-      next_attempt_at: ended ? null : iso(now + this.behaviour.delay_ms),
+      next_attempt_at: ended ? null : due === now ? at : iso(due),
       error: ended,
       created_at: at,
       updated_at: at,
     });
     if (ended) this.queue.prune();
-    else this.queue.add(delivery);
+    else this.queue.add(delivery, due);
     return delivery;
   }
 
@@ -223,7 +224,7 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
       error: revived ? null : delivery.error,
       updated_at: now,
     }) as WebhookDeliveryRecord;
-    this.queue.add(updated, true, revived);
+    this.queue.add(updated, this.ns.clock.now(), true, revived);
     return updated;
   }
 

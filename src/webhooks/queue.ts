@@ -73,9 +73,8 @@ export class DeliveryQueue {
     return this.ns.store.collections.webhook_deliveries;
   }
 
-  /** Queues a stored pending delivery for its due time. */
-  add(record: WebhookDeliveryRecord, manual = false, revived = false): void {
-    const due = record.next_attempt_at === null ? this.ns.clock.now() : Date.parse(record.next_attempt_at);
+  /** Queues a stored pending delivery for its due time (its next_attempt_at, in ms). */
+  add(record: WebhookDeliveryRecord, due: number, manual = false, revived = false): void {
     const entry: Entry = { id: record.id, due, seq: this.seq++, state: 'waiting', manual, revived };
     this.entries.get(record.id)?.abort?.();
     this.drop(record.id);
@@ -89,7 +88,9 @@ export class DeliveryQueue {
   rebuild(): void {
     this.abortAll();
     this.generation++;
-    for (const record of this.db.all()) if (record.status === 'pending') this.add(record);
+    for (const record of this.db.all()) {
+      if (record.status === 'pending') this.add(record, record.next_attempt_at === null ? this.ns.clock.now() : Date.parse(record.next_attempt_at));
+    }
     this.armTimer();
   }
 
