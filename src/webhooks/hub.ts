@@ -194,12 +194,16 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
 
   /**
    * Brings the index of active subscriptions up to the records (only when they changed): gives a
-   * secret to any that has none, and ends at once the deliveries of any deleted or made inactive.
+   * secret to any that has none (and active: true to any that does not say), and ends at once the
+   * deliveries of any deleted or made inactive.
    */
   refresh(): void {
     const subscriptions = this.ns.store.collections.webhook_subscriptions;
     if (subscriptions === this.indexed && subscriptions.changeCount === this.indexedChanges) return;
-    for (const s of subscriptions.all()) if (!s.secret) subscriptions.update(s.id, { secret: generateSecret() });
+    // A subscription from a fixtures file or an older data file may lack both: active unless it says otherwise.
+    for (const s of subscriptions.all()) {
+      if (!s.secret || s.active === undefined) subscriptions.update(s.id, { secret: s.secret || generateSecret(), active: s.active ?? true });
+    }
     this.byMerchant.clear();
     for (const s of subscriptions.all()) {
       if (!s.active) continue;

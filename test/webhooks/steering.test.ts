@@ -1,6 +1,9 @@
 // Steering deliveries to test a receiver: secret rotation (two signatures for a while), duplicates,
 // delays and reordering; and pending deliveries carried by snapshots and namespace state like any
 // record.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 import { eventually, Receiver, resetFrozen, settle, verifyNotification } from './receiver.js';
@@ -170,5 +173,43 @@ describe('steering deliveries', () => {
     expect(create.body.details).toEqual([expect.objectContaining({ location: 'path', pointer: '/collection', type: 'read_only_collection' })]);
     await sb.http.delete(`/_sandbox/records/webhook_deliveries/${stored.items[0].id}`).expect(204);
     expect((await sb.http.get('/_sandbox/webhooks/deliveries').expect(200)).body.total).toBe(0);
+  });
+});
+
+describe('a subscription from a fixtures file', () => {
+  it('gets a secret and is active unless it says otherwise, then receives like any other', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-webhook-fixtures-'));
+    const receiver = await Receiver.start();
+    const id = '0e300000-0000-4000-8000-0000000000f1';
+    writeFileSync(
+      join(dir, 'webhook_subscriptions.json'),
+      JSON.stringify([
+        { id, type: 'webhook-subscription', merchant_account_id: 'default', url: receiver.url, created_at: T0, updated_at: T0 },
+        {
+          id: '0e300000-0000-4000-8000-0000000000f2',
+          type: 'webhook-subscription',
+          merchant_account_id: 'default',
+          url: receiver.url,
+          active: false,
+          created_at: T0,
+          updated_at: T0,
+        },
+      ]),
+    );
+    const sb = await startTestSandbox({ fixturesDir: dir });
+    try {
+      const record = (await sb.http.get(`/_sandbox/records/webhook_subscriptions/${id}`).expect(200)).body;
+      expect(record).toMatchObject({ active: true, secret: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      await sb.http.put(`/buyers/${BUYER}`).set('authorization', sb.auth).send({ display_name: 'From Fixtures' }).expect(200);
+      const [notification] = await receiver.waitFor(1, 'buyer.updated');
+      expect(verifyNotification(record.secret, notification.body, notification.headers)).toBe(true);
+      await settle(150);
+      expect(receiver.of('buyer.updated')).toHaveLength(1); // the inactive one received nothing
+    } finally {
+      await receiver.close();
+      sb.server.close();
+      await sb.deps.webhooks.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
