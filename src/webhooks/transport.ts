@@ -3,7 +3,7 @@
 // AttemptResult that never throws. Names under the reserved .example, .invalid and .test domains
 // (RFC 2606, the seeded subscriptions' URLs) fail at once, without a DNS query.
 import { Agent, type Dispatcher } from 'undici';
-import { EXCERPT_BYTES } from './limits.js';
+import { CONCURRENCY, EXCERPT_BYTES } from './limits.js';
 
 export interface AttemptResult {
   /** The receiver's status; null when no answer came. */
@@ -24,7 +24,7 @@ export interface SentAttempt {
 const RESERVED = /(^|\.)(example|invalid|test)\.?$/i;
 
 export class WebhookTransport {
-  private readonly agent = new Agent({ connections: 16, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 10_000 });
+  private readonly agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 10_000 });
 
   constructor(private readonly timeoutMs: number) {}
 
