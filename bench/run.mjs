@@ -9,6 +9,7 @@
 // requests, headers included.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -303,6 +304,66 @@ const consolePair = await sideBySide([
 console.error(`  the console received ${consoleFeed.requests} requests and was told of ${consoleFeed.dropped} dropped (at most 100 per 100 ms are sent)`);
 const rssDefault = Math.round(rssMb(fixtures.child.pid));
 
+/**
+ * A webhook receiver that costs next to nothing: it shares CPU 1 with autocannon, and a node:http
+ * server there (some 30 µs a notification) would set the pace of the deliveries instead of the
+ * sandbox. It reads each request's head and Content-Length body and answers 200 with keep-alive.
+ */
+function tinyReceiver(onNotification) {
+  const OK = Buffer.from('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\nok');
+  return createNetServer((socket) => {
+    let pending = Buffer.alloc(0);
+    socket.on('data', (chunk) => {
+      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      for (;;) {
+        const headEnd = pending.indexOf('\r\n\r\n');
+        if (headEnd < 0) return;
+        const length = Number(/content-length:\s*(\d+)/i.exec(pending.subarray(0, headEnd).toString('latin1'))?.[1] ?? 0);
+        if (pending.length < headEnd + 4 + length) return;
+        pending = pending.subarray(headEnd + 4 + length);
+        onNotification();
+        socket.write(OK);
+      }
+    });
+    socket.on('error', () => socket.destroy());
+  });
+}
+
+/**
+ * PUT /buyers/{id} with a webhook subscription receiving every buyer update, beside the same PUT
+ * without one: two namespaces of the default sandbox (the default namespace keeps no subscription
+ * for the cases after this one). The receiver answers 200 from this process; the row says how many
+ * notifications it got, and how many the sandbox refused past its queue bound (none wanted).
+ */
+async function webhookCase() {
+  let received = 0;
+  const receiver = tinyReceiver(() => received++);
+  await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const hookUrl = `http://127.0.0.1:${receiver.address().port}/hooks`;
+  const ns = (name) => `${fixtures.url}/ns/${name}`;
+  const created = await fetch(`${ns('bench-hooks')}/_sandbox/records/webhook_subscriptions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: hookUrl }),
+  });
+  if (created.status !== 201) throw new Error(`webhook subscription: ${created.status} ${await created.text()}`);
+  await fetch(`${ns('bench-plain')}/_sandbox/health`); // made before its first measured request too
+  const put = (name) => ({ ...fixtures.cases.put, url: `${ns(name)}/buyers/${BUYER}` });
+  const rows = await sideBySide([
+    { name: 'default PUT /buyers/{id} (namespace without subscription)', opts: put('bench-plain'), pid: fixtures.pid },
+    { name: 'default PUT /buyers/{id} with a subscription receiving every buyer update', opts: put('bench-hooks'), pid: fixtures.pid },
+  ]);
+  // Let the queue drain, then count what arrived against what was answered.
+  const stats = async () => (await fetch(`${ns('bench-hooks')}/_sandbox/webhooks`)).json();
+  for (let i = 0; i < 200 && (await stats()).pending > 0; i++) await new Promise((r) => setTimeout(r, 50));
+  const { pending, dropped } = await stats();
+  await new Promise((resolve) => receiver.close(resolve));
+  const answered = (await (await fetch(`${ns('bench-hooks')}/_sandbox/webhooks/deliveries?limit=1`)).json()).total;
+  console.error(`  webhook case: ${received} notifications received, ${dropped} refused (queue_full), ${pending} still pending, ${answered} deliveries kept`);
+  return { rows, received, dropped, pending };
+}
+const webhooks = await webhookCase();
+
 // Each scaled store beside the default sandbox, case by case: the ratio is the scaled one's cost.
 async function scaleCases(label, args) {
   const sb = await startSandboxChild(label, args, headers);
@@ -342,6 +403,9 @@ const targets = {
   list_vs_baseline_list: { value: ratio(list.req_per_s, bList.req_per_s), target: 'for information' },
   get_with_console_vs_without: { value: ratio(consolePair[1].req_per_s, consolePair[0].req_per_s), target: 'for information' },
   get_with_console_errors: { value: consolePair[1].errors + consolePair[1].non_2xx, target: 'for information' },
+  put_with_webhook_vs_put: { value: ratio(webhooks.rows[1].req_per_s, webhooks.rows[0].req_per_s), target: '>= 0.8' },
+  // Every PUT of the webhook case is one notification: how many were refused past the queue bound.
+  webhook_notifications_refused: { value: webhooks.dropped, target: 'for information' },
   startup_ms: { value: startupMs, target: '< 500' },
   rss_mb_after_load: { value: rssDefault, target: '< 150' },
 };
@@ -379,6 +443,8 @@ const rows = [
   compared(scenario),
   compared(consolePair[0]),
   compared(consolePair[1], consolePair[0]),
+  compared(webhooks.rows[0]),
+  compared(webhooks.rows[1], webhooks.rows[0]),
   ...[memory, file].flatMap((run) => SCALE_CASES.flatMap((key) => [compared(run.rows[key][0]), compared(run.rows[key][1], run.rows[key][0])])),
 ];
 console.log(
@@ -413,6 +479,7 @@ writeFileSync(
       startup_ms: { cli_median: startupMs, cli_runs: startups, default: fixtures.startup_ms, scale_memory: memory.startup_ms, scale_file: file.startup_ms },
       rss_mb: { default: rssDefault, scale_memory: memory.rss_mb, scale_file: file.rss_mb },
       console_feed: consoleFeed,
+      webhooks: { received: webhooks.received, refused: webhooks.dropped, pending_after: webhooks.pending },
       targets: Object.fromEntries(Object.entries(targets).map(([k, t]) => [k, { ...t, met: pass(t) }])),
     },
     null,

@@ -28,7 +28,7 @@ const seedData = scale > 0 ? scaled(await (await import('../dist/fixtures/build-
 if (values.data && seedData) writeFileSync(values.data, JSON.stringify(seedData));
 // With a data file, the sandbox loads what was written (as a user's restart would).
 const sandbox = await startSandbox({ port: 0, logLevel: 'warn', dataFile: values.data ?? null });
-if (seedData && !values.data) sandbox.deps.namespaces.get().store.replaceAll(seedData);
+if (seedData && !values.data) sandbox.deps.namespaces.get().replaceRecords(seedData);
 process.stdout.write(`${JSON.stringify({ url: sandbox.url, pid: process.pid })}\n`);
 const stop = () => sandbox.close().then(() => process.exit(0));
 process.on('SIGTERM', stop);

@@ -1,11 +1,12 @@
 #!/usr/bin/env -S node --max-semi-space-size=8
 // --max-semi-space-size=8 (MB, npm start passes it too): V8 grows the young generation to 2 x 16 MB
 // under load by default, 16 MB more resident memory with no measurable gain in requests a second.
-// The payments-sandbox command: `start` (the default), `token` and `wait`. Each lives in src/cli/; this file
+// The payments-sandbox command: `start` (the default), `token`, `wait` and `trigger`. Each lives in src/cli/; this file
 // only dispatches and turns errors into exit codes (2: wrong usage, 1: could not start).
 import { MAIN_HELP, startHelp } from './cli/help.js';
 import { readFileOrNull, runStartCommand } from './cli/start-command.js';
 import { runTokenCommand } from './cli/token-command.js';
+import { runTriggerCommand, TriggerError } from './cli/trigger-command.js';
 import { USAGE_EXIT_CODE, UsageError } from './cli/usage-error.js';
 import { runWaitCommand } from './cli/wait-command.js';
 import { packageVersion } from './spec/load-spec.js';
@@ -21,17 +22,19 @@ async function main(argv: string[]): Promise<void> {
   } else if (command === 'wait') {
     const io = { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr, readFile: readFileOrNull };
     process.exitCode = await runWaitCommand(rest, io);
+  } else if (command === 'trigger') {
+    process.stdout.write(await runTriggerCommand(rest, process.env));
   } else if (command === 'start') {
     await runStartCommand(rest, { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
   } else if (command === undefined || command.startsWith('-')) {
     await runStartCommand(argv, { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
   } else {
-    throw new UsageError(`unknown command '${command}' (commands: start, token, wait; see payments-sandbox --help)`);
+    throw new UsageError(`unknown command '${command}' (commands: start, token, wait, trigger; see payments-sandbox --help)`);
   }
 }
 
 main(process.argv.slice(2)).catch((err: Error) => {
   const usage = err instanceof UsageError;
-  process.stderr.write(`payments-sandbox: ${usage ? '' : 'cannot start: '}${err.message}\n`);
+  process.stderr.write(`payments-sandbox: ${usage || err instanceof TriggerError ? '' : 'cannot start: '}${err.message}\n`);
   process.exit(usage ? USAGE_EXIT_CODE : 1);
 });

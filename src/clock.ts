@@ -40,6 +40,7 @@ export class Clock {
   unfreeze(): void {
     const now = this.now();
     this.state = { mode: 'real', frozenAt: null, offsetMs: now - this.wallClock() };
+    this.notify(); // time runs again: what waits for an instant (webhook retries) arms its timer
   }
 
   set(at: number): void {
@@ -70,7 +71,7 @@ export class Clock {
     this.notify();
   }
 
-  /** Called after every set/advance/freeze, so time-driven state (report schedules) can catch up. */
+  /** Called after every set/advance/freeze/unfreeze, so time-driven state (report schedules, webhook timers) can catch up. */
   onChange(listener: (now: number) => void): void {
     this.listeners.push(listener);
   }

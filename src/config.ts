@@ -56,6 +56,13 @@ export interface SandboxConfig {
   tlsKey: string | null;
   /** Where the sandbox CA and its localhost certificate are kept (null: ~/.payments-sandbox/tls). */
   tlsDir: string | null;
+  /** Most time a webhook receiver may take to answer one delivery attempt (a slower answer is a failed attempt). */
+  webhookTimeoutMs: number;
+  /**
+   * URL every event of every merchant account of every namespace is also delivered to, like
+   * `stripe listen --forward-to`: a subscription made at boot with its own secret; null: none.
+   */
+  forwardWebhooksTo: string | null;
 }
 
 export const DEFAULT_SEED = 4010;
@@ -89,6 +96,8 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     tlsCert: null,
     tlsKey: null,
     tlsDir: null,
+    webhookTimeoutMs: 10_000,
+    forwardWebhooksTo: null,
     // An option given as undefined keeps its default.
     ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
   };

@@ -31,6 +31,7 @@ import { indexSpec, type SpecIndex } from './spec/operations.js';
 import { FixtureSource } from './store/fixture-overrides.js';
 import type { StoreData } from './store/records.js';
 import { Store } from './store/store.js';
+import { WebhookService } from './webhooks/service.js';
 
 export interface ServedApi {
   spec: SpecIndex;
@@ -66,6 +67,8 @@ export interface SandboxDeps {
   stats: RequestStats;
   tokenCache: TokenCache;
   services: HandlerServices;
+  /** Event catalog, delivery transport and options shared by every namespace's webhooks; close() stops them. */
+  webhooks: WebhookService;
   logger: Logger;
 }
 
@@ -104,7 +107,18 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   // What every namespace keeps besides its records and clock (namespace/part.ts).
   const pendingJournals = new PendingJournals();
   const journalFeed = new JournalFeed();
-  const parts = [journalKind(config.journalSize, pendingJournals, journalFeed), reportClockKind, scenarioStateKind(scenarios, config.seed, api.spec)];
+  const webhooks = new WebhookService(
+    api.spec,
+    { timeoutMs: config.webhookTimeoutMs, forwardTo: config.forwardWebhooksTo, validate: config.validateResponses },
+    logger,
+  );
+  // Webhooks last: its clock listener runs after the report schedules' (report events first, then due retries).
+  const parts = [
+    journalKind(config.journalSize, pendingJournals, journalFeed),
+    reportClockKind,
+    scenarioStateKind(scenarios, config.seed, api.spec),
+    webhooks.partKind(),
+  ];
   const namespaces = new NamespaceRegistry({
     fixtures,
     fixturesVersion: () => fixtureSource.version,
@@ -123,6 +137,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     adminSpec: adminServed.spec,
     apiSpec: api.spec,
     journalFeed,
+    webhooks,
   };
   return {
     config,
@@ -138,6 +153,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     stats: { requests: 0 },
     tokenCache: new TokenCache(),
     services: await sandboxServices(),
+    webhooks,
     logger,
   };
 }

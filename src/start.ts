@@ -77,6 +77,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
       watcher?.close();
       deps.journalFeed.closeAll(); // open event streams end, so their connections can close
       await Promise.all(servers.map(closeServer));
+      await deps.webhooks.close(); // timers and attempts in flight stop; pending deliveries stay recorded
       await deps.namespaces.get(DEFAULT_NAMESPACE).store.flush();
     },
   };

@@ -14,6 +14,7 @@ import { scenarioHandlers } from './scenarios.js';
 import { snapshotHandlers } from './snapshot.js';
 import { tokenHandlers } from './tokens.js';
 import type { AdminContext, AdminDeps, AdminHandlerMap } from './types.js';
+import { webhookHandlers } from './webhooks.js';
 
 export const adminHandlers: AdminHandlerMap = {
   ...healthHandlers,
@@ -26,6 +27,7 @@ export const adminHandlers: AdminHandlerMap = {
   ...namespaceHandlers,
   ...scenarioHandlers,
   ...clockHandlers,
+  ...webhookHandlers,
 };
 
 /** What a control-API handler is given of its call. */

@@ -6,18 +6,15 @@ import { randomUUID } from 'node:crypto';
 import type { ValidateFunction } from 'ajv';
 import { keyAlgorithmOf, parsePublicKey, thumbprintOf } from '../auth/key-material.js';
 import { ApiError, type ErrorDetail } from '../errors/api-error.js';
-import { serializeApiKeyPair } from '../resources/api-key-pairs/serialize.js';
-import { serializeBuyer } from '../resources/buyers/serialize.js';
+import { apiShapeOf } from '../resources/api-shapes.js';
 import { connectionSourceOf, defaultConnectionDefinition } from '../resources/connections.js';
-import { serializeGiftCard } from '../resources/gift-cards/serialize.js';
-import { serializePaymentMethod, serializePaymentServiceToken } from '../resources/payment-methods/serialize.js';
-import { serializeExecution, serializeReport } from '../resources/reports/serialize.js';
 import type { SpecIndex } from '../spec/operations.js';
 import type { SchemaCompiler } from '../spec/schema-compiler.js';
 import { toErrorDetails } from '../spec/schema-compiler.js';
 import { canonicalizeAt, type FieldPath, uuidPaths } from '../spec/uuid-fields.js';
 import type { CollectionName } from '../store/records.js';
 import type { CollectionMap } from '../store/store.js';
+import { generateSecret } from '../webhooks/signing.js';
 
 type AnyRecord = Record<string, any> & { id: string };
 
@@ -26,8 +23,13 @@ export interface RecordShape {
   type: string;
   /** Component of openapi.admin.json describing the stored shape. */
   schema: string;
-  /** Record -> API shape, for kinds an operation returns with expanded or hidden fields. */
-  serialize?: (db: CollectionMap, record: any) => unknown;
+  /**
+   * Shown as stored even in the API shape: the control API shows what the API hides (a webhook
+   * subscription's secret, which the records API is the one place to read).
+   */
+  shownAsStored?: true;
+  /** Made by the sandbox only (webhook deliveries): the records API lists, reads and deletes them, never creates or changes them. */
+  readOnly?: string;
   /** Has a `merchant_account_id` (defaults to `default` on create; filterable). */
   merchantScoped: boolean;
   /** Has created_at and updated_at, stamped on create and update (all kinds but card scheme definitions). */
@@ -50,7 +52,6 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
     schema: 'ApiKeyPairRecord',
     type: 'api-key-pair',
     merchantScoped: false,
-    serialize: (db, r) => serializeApiKeyPair(db, r),
     defaults: () => ({ active: true, last_used_at: null, creator: null, merchant_account_ids: [], role_ids: [] }),
     references: [
       ['role_ids', 'roles'],
@@ -59,11 +60,9 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
     derive: deriveKeyPairFields,
   },
   buyers: owned('BuyerRecord', 'buyer', {
-    serialize: (_db, r) => serializeBuyer(r),
     defaults: () => ({ ...nulls('display_name', 'external_identifier', 'account_number', 'billing_details'), reconciliation_id: randomUUID() }),
   }),
   payment_methods: owned('PaymentMethodRecord', 'payment-method', {
-    serialize: (_db, r) => serializePaymentMethod(r),
     defaults: () => ({
       method: 'card',
       cit_usage_count: 0,
@@ -93,7 +92,6 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
   }),
   payment_services: owned('PaymentServiceRecord', 'payment-service', configuredService('payment_services')),
   payment_service_tokens: owned('PaymentServiceTokenRecord', 'payment-service-token', {
-    serialize: (_db, r) => serializePaymentServiceToken(r),
     defaults: () => ({ status: 'succeeded', approval_url: null }),
     references: [
       ['payment_method_id', 'payment_methods'],
@@ -106,7 +104,6 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
   }),
   gift_card_services: owned('GiftCardServiceRecord', 'gift-card-service', configuredService('gift_card_services')),
   gift_cards: owned('GiftCardRecord', 'gift-card', {
-    serialize: serializeGiftCard,
     defaults: () => ({ usage_count: 0, cit_usage_count: 0 }),
     references: [
       ['buyer_id', 'buyers'],
@@ -120,7 +117,10 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
     references: [['anti_fraud_service_id', 'anti_fraud_services']],
   }),
   apple_pay_certificates: owned('ApplePayCertificateRecord', 'apple-pay-certificate'),
-  webhook_subscriptions: owned('WebhookSubscriptionRecord', 'webhook-subscription'),
+  webhook_subscriptions: owned('WebhookSubscriptionRecord', 'webhook-subscription', {
+    shownAsStored: true,
+    defaults: () => ({ active: true, secret: generateSecret() }),
+  }),
   digital_wallets: owned('DigitalWalletRecord', 'digital-wallet', configuredService('digital_wallets')),
   flow_rules: owned('FlowRuleRecord', 'rule', { defaults: () => ({ error_code: null }) }),
   vault_forward_configs: owned('VaultForwardConfigRecord', 'vault-forward-config', { defaults: () => ({ authentication_ids: [] }) }),
@@ -129,10 +129,14 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
   }),
   card_scheme_definitions: { schema: 'CardSchemeDefinitionRecord', type: 'card-scheme-definition', merchantScoped: false, timestamps: false },
   reports: owned('ReportRecord', 'report', {
-    serialize: serializeReport,
     defaults: () => ({ schedule_enabled: true, ...nulls('description', 'creator_id', 'creator_display_name', 'creator_type', 'next_execution_at') }),
   }),
-  report_executions: owned('ReportExecutionRecord', 'report-execution', { serialize: serializeExecution, references: [['report_id', 'reports']] }),
+  report_executions: owned('ReportExecutionRecord', 'report-execution', { references: [['report_id', 'reports']] }),
+  // No reference to its subscription on purpose: deleting a subscription must not wait for its deliveries.
+  webhook_deliveries: owned('WebhookDeliveryRecord', 'webhook-delivery', {
+    readOnly:
+      'webhook deliveries are made by events (POST /_sandbox/events, or any change a subscription hears) and kept by the sandbox; retry one with POST /_sandbox/webhooks/deliveries/{id}/retry',
+  }),
 };
 
 /**
@@ -151,10 +155,9 @@ function configuredService(collection: CollectionName): Partial<RecordShape> {
   };
 }
 
-/** The record as the API returns it, or as stored for kinds the API returns as stored. */
-export function toApiShape(db: CollectionMap, collection: CollectionName, record: unknown): unknown {
-  const serialize = RECORD_SHAPES[collection].serialize;
-  return serialize ? serialize(db, record) : record;
+/** The record as the API returns it, or as stored for kinds the API returns as stored (and those shownAsStored). */
+export function toApiShape(db: CollectionMap, collection: CollectionName, record: object): unknown {
+  return RECORD_SHAPES[collection].shownAsStored ? record : apiShapeOf(db, collection, record);
 }
 
 const validators = new WeakMap<SchemaCompiler, Map<CollectionName, ValidateFunction>>();

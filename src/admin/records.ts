@@ -7,6 +7,7 @@ import { catchUpReports } from '../resources/reports/scheduler.js';
 import { summarize } from '../spec/operations.js';
 import type { CollectionName } from '../store/records.js';
 import type { CollectionMap } from '../store/store.js';
+import { WEBHOOKS } from '../webhooks/hub.js';
 import { parseOrder, sortRecords } from './record-order.js';
 import { canonicalizeRecordUuids, checkNotReferenced, checkReferences, RECORD_SHAPES, recordProblems, toApiShape } from './record-shapes.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
@@ -27,7 +28,7 @@ export const recordHandlers: AdminHandlerMap = {
   },
 
   async createRecord(ctx) {
-    const { collection, db } = target(ctx);
+    const { collection, db } = writable(ctx);
     const shape = RECORD_SHAPES[collection];
     const now = ctx.ns.clock.nowIso();
     const record = {
@@ -46,6 +47,7 @@ export const recordHandlers: AdminHandlerMap = {
       throw ApiError.duplicate(`A ${collection} record with id ${record.id} exists; PATCH it or pick another id.`, record.id);
     }
     db[collection].insert(record as never);
+    subscriptionsChanged(ctx, collection);
     return { status: 201, body: present(ctx, collection, record) };
   },
 
@@ -55,7 +57,7 @@ export const recordHandlers: AdminHandlerMap = {
   },
 
   async updateRecord(ctx) {
-    const { collection, db } = target(ctx);
+    const { collection, db } = writable(ctx);
     const current = existing(ctx);
     const patch = objectBody(ctx.body);
     if ('id' in patch && patch.id !== current.id) {
@@ -67,6 +69,7 @@ export const recordHandlers: AdminHandlerMap = {
     if (RECORD_SHAPES[collection].timestamps !== false) merged.updated_at = patch.updated_at ?? ctx.ns.clock.nowIso();
     await checkRecord(ctx, collection, merged, current.id);
     db[collection].replace(merged as never);
+    subscriptionsChanged(ctx, collection);
     return { body: present(ctx, collection, merged) };
   },
 
@@ -75,6 +78,7 @@ export const recordHandlers: AdminHandlerMap = {
     const { id } = existing(ctx);
     checkNotReferenced(db, collection, id);
     db[collection].remove(id);
+    subscriptionsChanged(ctx, collection);
     return { status: 204 };
   },
 };
@@ -83,6 +87,23 @@ function target(ctx: AdminContext): { collection: CollectionName; db: Collection
   // Report schedules and execution statuses follow the clock on every read, as in the API.
   if (ctx.params.collection === 'reports' || ctx.params.collection === 'report_executions') catchUpReports(ctx.ns);
   return { collection: ctx.params.collection as CollectionName, db: ctx.ns.store.collections };
+}
+
+/** A subscription deleted or made inactive stops receiving at once, pending retries included. */
+function subscriptionsChanged(ctx: AdminContext, collection: CollectionName): void {
+  if (collection === 'webhook_subscriptions') ctx.ns.part(WEBHOOKS).refresh();
+}
+
+/** The target of a create or change: 400 for collections only the sandbox writes. */
+function writable(ctx: AdminContext): { collection: CollectionName; db: CollectionMap } {
+  const found = target(ctx);
+  const readOnly = RECORD_SHAPES[found.collection].readOnly;
+  if (readOnly) {
+    throw ApiError.badRequest(`${found.collection} records cannot be created or changed through the records API: ${readOnly}.`, [
+      { location: 'path', pointer: '/collection', type: 'read_only_collection', message: `${found.collection} is read-only here (list, read or delete).` },
+    ]);
+  }
+  return found;
 }
 
 function existing(ctx: AdminContext): AnyRecord {

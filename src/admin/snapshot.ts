@@ -27,7 +27,7 @@ export const snapshotHandlers: AdminHandlerMap = {
   putSnapshot({ deps, ns, body }) {
     const data = checkedSnapshot(deps, body, '', ns.store.seed);
     const defineScenarios = body.scenarios === undefined ? null : checkedDefinitions(ns.part(SCENARIO_STATE), body.scenarios);
-    ns.store.replaceAll(data);
+    ns.replaceRecords(data); // parts that follow records (the webhook queue) rebuild
     defineScenarios?.();
     return { body: { namespace: ns.name, record_counts: recordCounts(data) } };
   },

@@ -3,6 +3,7 @@ import type { Namespace } from '../namespace/namespace.js';
 import type { NamespaceRegistry } from '../namespace/registry.js';
 import type { ScenarioCatalog } from '../scenarios/types.js';
 import type { SpecIndex } from '../spec/operations.js';
+import type { WebhookService } from '../webhooks/service.js';
 
 export type { HandlerResult } from '../http/handler.js';
 
@@ -18,6 +19,8 @@ export interface AdminDeps {
   apiSpec: SpecIndex;
   /** Where followers of the live journal (GET /_sandbox/requests/stream) are woken. */
   journalFeed: JournalFeed;
+  /** Event catalog and the --forward-webhooks-to target (control routes of webhooks and events). */
+  webhooks: WebhookService;
 }
 
 /** What a control-API handler receives: the sandbox's admin deps and the request's namespace and input. */

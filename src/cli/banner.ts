@@ -7,6 +7,8 @@ import type { TlsMaterial } from '../tls/tls-material.js';
 
 export interface BannerInfo {
   version: string;
+  /** --forward-webhooks-to: where every event goes, and the secret its notifications are signed with. */
+  forward?: { url: string; secret: string } | null;
   /** The URL as bound, e.g. http://0.0.0.0:4010. */
   url: string;
   /** The HTTPS URL beside it (--https-port), or null. */
@@ -60,6 +62,10 @@ export function formatBanner(info: BannerInfo): string {
   lines.push(row('docs', `${url}/docs (control API: ${url}/docs/admin)`));
   lines.push(row('control', `${url}/_sandbox${config.adminToken ? ' (needs the admin token)' : ''}`));
   lines.push(row('console', `${url}/_sandbox/console`));
+  if (info.forward) {
+    // Like stripe listen: the receiver needs this secret to verify signatures. It is a banner line on stderr, never a log line.
+    lines.push(row('webhooks', `every event of every namespace is also sent to ${info.forward.url}, signed with secret ${info.forward.secret}`));
+  }
   if (info.configFile) lines.push(row('config', info.configFile));
   if (config.watch) lines.push(row('watch', info.watching.length ? `reloading on change: ${info.watching.join(', ')}` : 'on, but there is nothing to watch'));
   lines.push(

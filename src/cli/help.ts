@@ -11,6 +11,8 @@ Commands:
   token    print a signed bearer token for the sandbox, e.g. TOKEN=$(npx payments-sandbox token)
   wait     wait until a sandbox is ready, for scripts: payments-sandbox wait --timeout 30s
 
+  trigger  ask a running sandbox to emit a webhook event now, e.g. payments-sandbox trigger buyer.updated
+
 Run payments-sandbox <command> --help for the options of a command;
 payments-sandbox --version prints the version.
 `;
@@ -70,4 +72,23 @@ Options:
 An https URL is checked against the usual CAs, the sandbox CA of --tls-dir (SANDBOX_TLS_DIR,
 default ~/.payments-sandbox/tls), your --tls-cert and NODE_EXTRA_CA_CERTS. The admin token
 (SANDBOX_ADMIN_TOKEN or the config file) is sent when one is set.
+`;
+
+export const TRIGGER_HELP = `Usage: payments-sandbox trigger NAME [--target ID] [--url U] [--namespace N] [--merchant-account M]
+
+Asks a running sandbox to emit the webhook event NAME now (POST /_sandbox/events), like stripe
+trigger: every active subscription of the merchant account receives it, signed, like any event.
+NAME is an event name of openapi.json's webhooks section, e.g. buyer.updated, transaction.captured,
+report-execution.succeeded.
+
+Options:
+  --target ID              the record the event is about (default: the first of its kind in the
+                           merchant account)
+  --url U                  the sandbox's base URL (default $SANDBOX_URL, else http://127.0.0.1:4010)
+  --namespace N            a namespace of the sandbox (default: the default namespace)
+  --merchant-account M     the merchant account (default: default)
+  --admin-token T          the sandbox's admin token, when it has one (default $SANDBOX_ADMIN_TOKEN)
+  -h, --help               show this help
+
+Exit code 0 when emitted, 1 when the sandbox refused it or could not be reached, 2 for wrong usage.
 `;

@@ -6,6 +6,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { isLoopbackHost } from '../admin/exposure.js';
 import { MERCHANT_ACCOUNT_HEADER } from '../auth/merchant-account.js';
 import { defaultConfig, type SandboxConfig } from '../config.js';
+import { urlProblem } from '../webhooks/signing.js';
 import { type OptionSpec, optionByFlag, START_OPTIONS } from './options.js';
 import { UsageError } from './usage-error.js';
 
@@ -268,4 +269,6 @@ function checkCombination(config: SandboxConfig): void {
       `--host ${config.host} makes the control API (/_sandbox) reachable from other machines: set --admin-token (or SANDBOX_ADMIN_TOKEN) too`,
     );
   }
+  const forward = config.forwardWebhooksTo === null ? null : urlProblem(config.forwardWebhooksTo);
+  if (forward) throw new UsageError(`--forward-webhooks-to must be an http or https URL: ${forward}`);
 }

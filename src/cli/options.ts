@@ -169,6 +169,22 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     arg: 'SIZE',
     help: 'largest request body: bytes, or with kb/mb (default 1mb)',
   },
+  {
+    key: 'forwardWebhooksTo',
+    flag: 'forward-webhooks-to',
+    env: ['SANDBOX_FORWARD_WEBHOOKS_TO'],
+    kind: { type: 'string', nullable: true },
+    arg: 'URL',
+    help: 'also deliver every event of every merchant account and namespace to this http(s) URL, like stripe listen --forward-to (default: none)',
+  },
+  {
+    key: 'webhookTimeoutMs',
+    flag: 'webhook-timeout-ms',
+    env: ['SANDBOX_WEBHOOK_TIMEOUT_MS'],
+    kind: { type: 'integer', min: 100, max: 600_000 },
+    arg: 'MS',
+    help: 'most time a webhook receiver may take to answer a delivery attempt, in ms; longer is a failed attempt, retried (default 10000)',
+  },
   { key: 'watch', flag: 'watch', env: ['SANDBOX_WATCH'], kind: { type: 'boolean' }, help: 'reload scenario files and fixtures when they change (default off)' },
   {
     key: 'merchantAccountHeaders',

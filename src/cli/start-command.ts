@@ -47,6 +47,7 @@ export async function runStartCommand(argv: readonly string[], io: StartIo): Pro
       url: sandbox.url,
       secondUrl: sandbox.httpsUrl !== sandbox.url ? sandbox.httpsUrl : null,
       tls: sandbox.tls,
+      forward: sandbox.deps.webhooks.forward,
       config,
       keyFile: defaultKeyFile(),
       configFile: loaded.configFile,

@@ -1,6 +1,6 @@
 // The sandbox's logger: pino with structured JSON lines (or a compact human format on a terminal),
 // and secrets censored by path wherever they appear, so a stray `logger.info({ headers })` cannot
-// leak a bearer token, the admin token or a private key.
+// leak a bearer token, the admin token, a private key or a webhook subscription's secret.
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { SandboxConfig } from '../config.js';
 import { prettyStream } from './pretty.js';
@@ -23,6 +23,10 @@ export const REDACTED_PATHS = [
   '*.privateKeyPem',
   'private_key',
   '*.private_key',
+  'secret',
+  '*.secret',
+  'previous_secret',
+  '*.previous_secret',
   'headers["x-sandbox-admin-token"]',
   '*.headers["x-sandbox-admin-token"]',
 ];

@@ -2,8 +2,9 @@
 // its clock, and the parts other areas keep per namespace (part.ts: journal, scenario state and
 // counters, report schedules, ...). Reset, export and import act on all of them together.
 import { Clock, type ClockState } from '../clock.js';
-import type { StoreData } from '../store/records.js';
+import type { CollectionName, StoreData } from '../store/records.js';
 import type { Store } from '../store/store.js';
+import type { ChangeListener } from './announce.js';
 import type { NamespacePart, PartKey } from './part.js';
 
 /** A whole namespace as plain JSON (GET /_sandbox/state). */
@@ -21,6 +22,7 @@ export class Namespace {
   /** Requests being handled in it now: a namespace in use is never evicted. */
   inFlight = 0;
   private readonly parts: (NamespacePart | undefined)[] = [];
+  private changeListener: ChangeListener | null = null;
 
   constructor(
     readonly name: string,
@@ -44,6 +46,36 @@ export class Namespace {
   /** The part if it was made (reading a journal must not make one). */
   existingPart<P extends NamespacePart>(key: PartKey<P>): P | undefined {
     return this.parts[key.index] as P | undefined;
+  }
+
+  /** Sets who hears announce() (the webhooks part of this namespace). */
+  listenToChanges(listener: ChangeListener | null): void {
+    this.changeListener = listener;
+  }
+
+  /** Whether announcing for this merchant account reaches anyone: check it before building a record view to announce. */
+  wantsChanges(merchantAccountId: string): boolean {
+    return this.changeListener?.wants(merchantAccountId) === true;
+  }
+
+  /**
+   * Says that `record` of `collection` had event `name` (e.g. buyer.updated) in a merchant account,
+   * at `atMs` on this namespace's clock (NaN: now). Costs a call and a check when nobody listens.
+   */
+  announce(name: string, merchantAccountId: string, collection: CollectionName, record: object, atMs = Number.NaN): void {
+    const listener = this.changeListener;
+    if (listener !== null) listener.announced(name, merchantAccountId, collection, record, atMs);
+  }
+
+  /** Replaces the records only (a snapshot import); parts that derive state from records rebuild it. */
+  replaceRecords(data: StoreData): void {
+    this.store.replaceAll(data);
+    for (const part of this.parts) part?.recordsReplaced?.();
+  }
+
+  /** The namespace is dropped (evicted, deleted, the sandbox closing): parts stop their timers and work in progress. */
+  dispose(): void {
+    for (const part of this.parts) part?.dispose?.();
   }
 
   /** Back to the seeded fixtures (`reseed` puts them in the store), then every part's declared reset, then the clock. */

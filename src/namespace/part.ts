@@ -15,6 +15,10 @@ export interface NamespacePart {
    * never half imported.
    */
   prepareImport(state: unknown): () => void;
+  /** The records were replaced without a reset (a snapshot import): state derived from them is rebuilt. */
+  recordsReplaced?(): void;
+  /** The namespace is gone: stop timers and work in progress (the webhook queue). */
+  dispose?(): void;
 }
 
 let nextIndex = 0;

@@ -140,7 +140,16 @@ export class NamespaceRegistry {
 
   delete(name: string): boolean {
     if (name === DEFAULT_NAMESPACE) return false;
-    return this.namespaces.delete(name);
+    const ns = this.namespaces.get(name);
+    if (!ns) return false;
+    this.namespaces.delete(name);
+    ns.dispose();
+    return true;
+  }
+
+  /** Every namespace stops its work in progress (the sandbox is closing). */
+  disposeAll(): void {
+    for (const ns of this.namespaces.values()) ns.dispose();
   }
 
   get evictedCount(): number {
@@ -167,6 +176,7 @@ export class NamespaceRegistry {
     }
     if (oldest) {
       this.namespaces.delete(oldest.name);
+      oldest.dispose();
       this.evicted++;
       return;
     }

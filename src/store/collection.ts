@@ -156,10 +156,25 @@ export class Collection<T extends { id: string }> {
     return true;
   }
 
+  /** Removes every matching record in one pass over the rows (not one splice each: webhook pruning removes a hundred at a time). */
   removeWhere(predicate: (row: T) => boolean): number {
-    const doomed = this.rows.filter(predicate);
-    for (const row of doomed) this.remove(row.id);
-    return doomed.length;
+    if (!this.rows.some(predicate)) return 0;
+    this.ownRows(); // removes from this collection's own array, never the template's
+    const rows = this.rows;
+    let kept = 0;
+    const removed: string[] = [];
+    for (const row of rows) {
+      if (predicate(row)) removed.push(row.id);
+      else rows[kept++] = row;
+    }
+    if (removed.length === 0) return 0;
+    rows.length = kept; // in place: the array is the store's own data
+    for (const id of removed) {
+      this.byId.delete(id);
+      this.listener?.del(this.name, id);
+    }
+    this.touch();
+    return removed.length;
   }
 
   /**

@@ -223,7 +223,58 @@ export interface ApplePayCertificateRecord extends BaseRecord {
 export interface WebhookSubscriptionRecord extends BaseRecord {
   type: 'webhook-subscription';
   merchant_account_id: string;
+  /** Where notifications are POSTed (http or https). */
   url: string;
+  /** Inactive subscriptions receive nothing (the seeded ones are inactive: their URLs lead nowhere). */
+  active: boolean;
+  /**
+   * Key of the notifications' HMAC signature. Shown by the control API only, never by the API nor in
+   * a log line; generated when absent (src/webhooks/secrets.ts).
+   */
+  secret?: string;
+  /** The secret before the last rotation: notifications carry its signature too until it expires. */
+  previous_secret?: string | null;
+  /** When the previous secret stops signing (namespace clock). */
+  previous_secret_expires_at?: Timestamp | null;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+
+/** One try at delivering a notification. */
+export interface WebhookAttempt {
+  /** 1 for the first attempt. */
+  number: number;
+  /** When it started, on the namespace clock. */
+  at: Timestamp;
+  /** When it started on the wall clock (its x-service-timestamp). */
+  wall_clock_at: Timestamp;
+  url: string;
+  /** The receiver's status code; null when none came (refused, timed out, unreachable). */
+  status_code: number | null;
+  duration_ms: number;
+  /** Why it failed; null for a 2xx. */
+  error: string | null;
+  /** The first KiB of the receiver's answer. */
+  response_excerpt: string | null;
+  /** Asked for through POST /_sandbox/webhooks/deliveries/{id}/retry. */
+  manual: boolean;
+}
+
+/** A notification of one event to one subscription, with every attempt made (src/webhooks/). */
+export interface WebhookDeliveryRecord extends BaseRecord {
+  type: 'webhook-delivery';
+  merchant_account_id: string;
+  subscription_id: string;
+  event_id: string;
+  event_name: string;
+  /** The notification's body, byte for byte the same on every attempt. */
+  body: string;
+  status: WebhookDeliveryStatus;
+  attempts: WebhookAttempt[];
+  /** When the next attempt is due (namespace clock); null once finished. */
+  next_attempt_at: Timestamp | null;
+  /** Why the last attempt failed, or why the delivery ended without one (cancelled, queue_full, self-check); null after a success. */
+  error: string | null;
 }
 
 /** A digital wallet configured for a merchant account (Apple Pay, Google Pay): the Google Pay session needs one. */
@@ -347,6 +398,7 @@ export interface Collections {
   card_scheme_definitions: CardSchemeDefinitionRecord;
   reports: ReportRecord;
   report_executions: ReportExecutionRecord;
+  webhook_deliveries: WebhookDeliveryRecord;
 }
 
 export type CollectionName = keyof Collections;
@@ -375,6 +427,7 @@ export const COLLECTION_NAMES: readonly CollectionName[] = [
   'card_scheme_definitions',
   'reports',
   'report_executions',
+  'webhook_deliveries',
 ] as const;
 
 /** The whole state of one namespace, as persisted and as exported by the snapshot route. */

@@ -76,6 +76,8 @@ describe('records API', () => {
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       merchant_account_id: 'default',
       url: 'https://hooks.example/a',
+      active: true,
+      secret: expect.stringMatching(/^[0-9a-f]{64}$/), // generated: the control API is where it is read
       created_at: expect.any(String),
       updated_at: res.body.created_at,
     });

@@ -85,6 +85,10 @@ describe('loadConfig defaults and sources', () => {
       '/abs/key.pem',
       '--tls-dir',
       'ca',
+      '--webhook-timeout-ms',
+      '2500',
+      '--forward-webhooks-to',
+      'http://127.0.0.1:3000/hooks',
     ]);
     expect(config).toEqual({
       host: 'localhost',
@@ -111,6 +115,8 @@ describe('loadConfig defaults and sources', () => {
       tlsCert: '/work/app/certs/cert.pem',
       tlsKey: '/abs/key.pem',
       tlsDir: '/work/app/ca',
+      webhookTimeoutMs: 2500,
+      forwardWebhooksTo: 'http://127.0.0.1:3000/hooks',
     });
     expect(load(['--tls']).config.tls).toBe(true);
   });
@@ -140,6 +146,8 @@ describe('loadConfig defaults and sources', () => {
       SANDBOX_TLS_CERT: 'c.pem',
       SANDBOX_TLS_KEY: 'k.pem',
       SANDBOX_TLS_DIR: '/var/ca',
+      SANDBOX_WEBHOOK_TIMEOUT_MS: '3000',
+      SANDBOX_FORWARD_WEBHOOKS_TO: 'https://hooks.localhost/in',
     });
     expect(config).toEqual({
       host: '127.0.0.2',
@@ -166,6 +174,8 @@ describe('loadConfig defaults and sources', () => {
       tlsCert: '/work/app/c.pem',
       tlsKey: '/work/app/k.pem',
       tlsDir: '/var/ca',
+      webhookTimeoutMs: 3000,
+      forwardWebhooksTo: 'https://hooks.localhost/in',
     });
     expect(load([], { SANDBOX_HTTPS_PORT: '0' }).config.httpsPort).toBe(0);
   });
@@ -196,6 +206,8 @@ describe('loadConfig defaults and sources', () => {
       tlsCert: 'tls/cert.pem',
       tlsKey: 'tls/key.pem',
       tlsDir: '~ca',
+      webhookTimeoutMs: 4000,
+      forwardWebhooksTo: null,
     };
     const { config, configFile } = load([], {}, files({ '/work/app/sandbox.config.json': file }));
     expect(configFile).toBe('/work/app/sandbox.config.json');

@@ -31,7 +31,8 @@ describe('the whole namespace out and back in', () => {
     expect(exported.clock).toEqual({ mode: 'frozen', frozenAt: Date.parse(FROZEN_AT), offsetMs: 0 });
     expect(exported.records.schema_version).toBe(1);
     expect(exported.records.collections.buyers.find((b: { id: string }) => b.id === BUYER).display_name).toBe('Moved Buyer');
-    expect(Object.keys(exported.parts).sort()).toEqual(['journal', 'reports', 'scenarios']);
+    expect(Object.keys(exported.parts).sort()).toEqual(['journal', 'reports', 'scenarios', 'webhooks']);
+    expect(exported.parts.webhooks).toEqual({ behaviour: { delay_ms: 0, duplicate: false, reorder: false }, dropped: 0 });
     expect(exported.parts.scenarios.active).toEqual([{ merchant_account_id: 'default', scenarios: ['rate-limited'] }]);
     expect(exported.parts.scenarios.cursors).toEqual([
       { merchant_account_id: 'default', scenario: 'rate-limited', step: 0, used_in_step: 1, requests: 1, answered: 1, random_state: expect.any(Number) },

@@ -48,6 +48,16 @@ describe('Collection.sharing', () => {
     ]);
   });
 
+  it('removes from its own copy only, whichever way records are removed', () => {
+    const shared = Collection.sharing(template, null, () => {});
+    expect(shared.removeWhere((r) => r.id === 'none')).toBe(0);
+    expect(shared.isShared).toBe(true); // nothing removed: nothing copied
+    expect(shared.removeWhere((r) => r.n < 3)).toBe(2);
+    expect(shared.all().map((r) => r.id)).toEqual(['c']);
+    expect(template.all().map((r) => r.id)).toEqual(['a', 'b', 'c']);
+    expect(template.get('a')).toBeDefined();
+  });
+
   it('shares the template views while it has not changed, then orders its own rows', () => {
     const shared = Collection.sharing(template, null, () => {});
     const byN = (a: { n: number }, b: { n: number }) => b.n - a.n;

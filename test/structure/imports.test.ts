@@ -14,6 +14,7 @@ const LAYERS: string[][] = [
   ['sandbox'], //                         boot: builds what createApp needs
   ['console'], //                         the console's pages, read through the control API's handlers
   ['admin', 'docs'], //                   control surfaces
+  ['webhooks'], //                        events from changes, signing, the delivery queue
   ['scenarios'], //                       test behaviour steered per request
   ['resources'], //                       the API's handlers
   ['auth', 'journal', 'logging'], //      pipeline steps of any document

@@ -6,12 +6,14 @@
 //    their status for a day (SEEDED_HOLD_MS) after the namespace started or was reset, then move on.
 // Runs that fell due before the namespace started (seeded fixtures, a data file loaded after a
 // pause) are skipped, not replayed: the sandbox runs what it was running for.
+// Each new execution is announced (report-execution.created) and so is each status it passes
+// through (report-execution.<status>, at the instant it entered it), for webhooks; nextReportChangeAt
+// tells them when to look again, since nothing here runs unless asked.
 import { randomUUID } from 'node:crypto';
 import { CallSlot } from '../../http/call.js';
 import type { Namespace, PartKind } from '../../namespace/namespace.js';
 import { type NamespacePart, PartKey } from '../../namespace/part.js';
-import type { ReportExecutionRecord, ReportRecord } from '../../store/records.js';
-import type { CollectionMap } from '../../store/store.js';
+import type { ReportExecutionRecord, ReportExecutionStatus, ReportRecord } from '../../store/records.js';
 import { DEFAULT_LIFECYCLE, type LifecyclePlan, resolveLifecycle, stateAt } from './lifecycle.js';
 import { followingExecutionAt } from './schedule.js';
 
@@ -99,7 +101,7 @@ export function catchUpReports(ns: Namespace, request: RequestLifecycle | null =
   const state = ns.part(REPORT_CLOCK);
   state.startedMs ??= now;
   runDueSchedules(ns, now, request);
-  refreshExecutionStatuses(ns.store.collections, now, state.startedMs);
+  refreshExecutionStatuses(ns, now, state.startedMs);
 }
 
 function runDueSchedules(ns: Namespace, now: number, request: RequestLifecycle | null): void {
@@ -118,7 +120,8 @@ function runDueSchedules(ns: Namespace, now: number, request: RequestLifecycle |
       next = followingExecutionAt(report.schedule, report.schedule_timezone, next);
     }
     for (const run of runs.slice(-MAX_RUNS_PER_CATCH_UP)) {
-      db.report_executions.insert(newExecution(report, run, planForNewExecution(ns, report.merchant_account_id, request)));
+      const execution = db.report_executions.insert(newExecution(report, run, planForNewExecution(ns, report.merchant_account_id, request)));
+      ns.announce('report-execution.created', execution.merchant_account_id, 'report_executions', execution, run);
     }
     db.reports.update(report.id, { next_execution_at: next === null ? null : new Date(next).toISOString() });
   }
@@ -144,17 +147,75 @@ function newExecution(report: ReportRecord, runMs: number, plan: LifecyclePlan):
  * seeded one that leaves its first state stores its plan made plain (resolveLifecycle), so a later
  * start or reset of the namespace no longer moves the states after it.
  */
-function refreshExecutionStatuses(db: CollectionMap, now: number, namespaceStartMs: number): void {
+function refreshExecutionStatuses(ns: Namespace, now: number, namespaceStartMs: number): void {
+  const db = ns.store.collections;
   for (const execution of db.report_executions.all()) {
     if (!execution.lifecycle) continue;
     const { plan, fromMs, fixed } = resolveLifecycle(execution, execution.lifecycle, namespaceStartMs);
     const state = stateAt(plan, fromMs, now);
     const updatedAt = new Date(state.sinceMs).toISOString();
     if (state.status !== execution.status || updatedAt !== execution.updated_at) {
+      const before = execution.status;
       const leftFirstState = fixed !== null && state.status !== plan.path[0];
-      db.report_executions.update(execution.id, { status: state.status, updated_at: updatedAt, ...(leftFirstState ? { lifecycle: fixed } : {}) });
+      const updated = db.report_executions.update(execution.id, {
+        status: state.status,
+        updated_at: updatedAt,
+        ...(leftFirstState ? { lifecycle: fixed } : {}),
+      });
+      if (updated && state.status !== before && ns.wantsChanges(updated.merchant_account_id)) announceStatuses(ns, updated, plan, fromMs, before, now);
     }
   }
+}
+
+/**
+ * Announces every status an execution entered after `before` up to `now`, each at its instant and
+ * with the execution as it was then: a clock moved by a day still tells dispatched, processing and
+ * succeeded, in order.
+ */
+function announceStatuses(
+  ns: Namespace,
+  execution: ReportExecutionRecord,
+  plan: LifecyclePlan,
+  fromMs: number,
+  before: ReportExecutionStatus,
+  now: number,
+): void {
+  const from = plan.path.indexOf(before);
+  let since = fromMs;
+  for (let i = 0; i < plan.path.length; i++) {
+    if (i > 0) since += plan.durations_ms[i - 1] ?? 0;
+    if (since > now) return;
+    if (i <= from) continue;
+    const status = plan.path[i];
+    const asThen = { ...execution, status, updated_at: new Date(since).toISOString() };
+    ns.announce(`report-execution.${status}`, execution.merchant_account_id, 'report_executions', asThen, since);
+  }
+}
+
+/**
+ * When the reports of the namespace next change by themselves (a scheduled run falls due, an
+ * execution enters its next status), on the namespace clock; null when nothing will. Webhooks arm a
+ * timer for it, since the statuses otherwise catch up only when read or when the clock is moved.
+ */
+export function nextReportChangeAt(ns: Namespace, now: number): number | null {
+  const db = ns.store.collections;
+  const startedMs = ns.part(REPORT_CLOCK).startedMs ?? now;
+  let next = Number.POSITIVE_INFINITY;
+  for (const report of db.reports.all()) {
+    if (!report.schedule_enabled || report.next_execution_at === null) continue;
+    const at = Date.parse(report.next_execution_at);
+    if (at < next) next = at;
+  }
+  for (const execution of db.report_executions.all()) {
+    if (!execution.lifecycle) continue;
+    const { plan, fromMs } = resolveLifecycle(execution, execution.lifecycle, startedMs);
+    const state = stateAt(plan, fromMs, now);
+    const index = plan.path.indexOf(state.status);
+    // Not caught up yet (its stored status lags): due now.
+    const leaves = state.status !== execution.status ? now : index < plan.path.length - 1 ? state.sinceMs + (plan.durations_ms[index] ?? 0) : null;
+    if (leaves !== null && leaves < next) next = leaves;
+  }
+  return Number.isFinite(next) ? next : null;
 }
 
 export const reportClockKind: PartKind<ReportClock> = { key: REPORT_CLOCK, eager: true, create: (ns) => new ReportClock(ns) };

@@ -1,0 +1,16 @@
+// What the API's handlers and the report scheduler say happened to a record ("buyer.updated"), for
+// whoever listens: the webhooks layer, which sits above them and so cannot be imported by them. A
+// namespace holds at most one listener; with none, or one that has no subscription for the merchant
+// account, announcing is a call and a check, with nothing built.
+import type { CollectionName } from '../store/records.js';
+
+export interface ChangeListener {
+  /** Whether an announcement for this merchant account would be delivered anywhere (build nothing when not). */
+  wants(merchantAccountId: string): boolean;
+  /**
+   * `record` of `collection` had event `name` (`<resource type>.<what happened>`) in
+   * `merchantAccountId` at `atMs` on the namespace clock (NaN: now). `record` is the stored record,
+   * or a view of it as it was at `atMs`; the listener reads it before returning and keeps nothing.
+   */
+  announced(name: string, merchantAccountId: string, collection: CollectionName, record: object, atMs: number): void;
+}

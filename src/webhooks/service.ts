@@ -1,0 +1,80 @@
+// What every namespace's webhooks share, built once at boot (sandbox.ts): the event catalog from
+// openapi.json, the HTTP transport, the options, the --forward-webhooks-to target, and the logger.
+// Each namespace's WebhookHub (hub.ts) is the part that delivers its events.
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Namespace, PartKind } from '../namespace/namespace.js';
+import type { SpecIndex } from '../spec/operations.js';
+import type { WebhookSubscriptionRecord } from '../store/records.js';
+import { EventCatalog } from './catalog.js';
+import { WEBHOOKS, WebhookHub } from './hub.js';
+import type { ForwardTarget, WebhookOptions, WebhookShared } from './shared.js';
+import { generateSecret, urlProblem } from './signing.js';
+import { WebhookTransport } from './transport.js';
+
+export class WebhookService implements WebhookShared {
+  readonly catalog: EventCatalog;
+  readonly transport: WebhookTransport;
+  readonly forward: ForwardTarget | null;
+  private readonly hubs = new Set<{ dispose(): void }>();
+  private readonly forwardSubscriptions = new Map<string, WebhookSubscriptionRecord>();
+
+  constructor(
+    spec: SpecIndex,
+    readonly options: WebhookOptions,
+    readonly logger: Logger,
+  ) {
+    this.catalog = new EventCatalog(spec);
+    this.transport = new WebhookTransport(options.timeoutMs);
+    if (options.forwardTo !== null) {
+      const problem = urlProblem(options.forwardTo);
+      if (problem) throw new Error(`--forward-webhooks-to: ${problem}`);
+    }
+    this.forward = options.forwardTo === null ? null : { url: options.forwardTo, secret: generateSecret(), since: new Date().toISOString() };
+  }
+
+  /** The namespace part that delivers a namespace's events (inert in the shared fresh state and throwaway copies). */
+  partKind(): PartKind<WebhookHub> {
+    return { key: WEBHOOKS, eager: true, create: (ns: Namespace) => new WebhookHub(ns, this) };
+  }
+
+  /** The --forward-webhooks-to subscription of a merchant account, or undefined without the option. */
+  forwardSubscription(merchantAccountId: string): WebhookSubscriptionRecord | undefined {
+    if (!this.forward) return undefined;
+    let subscription = this.forwardSubscriptions.get(merchantAccountId);
+    if (!subscription) {
+      subscription = {
+        type: 'webhook-subscription',
+        id: forwardSubscriptionId(this.forward.url, merchantAccountId),
+        merchant_account_id: merchantAccountId,
+        url: this.forward.url,
+        active: true,
+        secret: this.forward.secret,
+        created_at: this.forward.since,
+        updated_at: this.forward.since,
+      };
+      this.forwardSubscriptions.set(merchantAccountId, subscription);
+    }
+    return subscription;
+  }
+
+  register(hub: { dispose(): void }): void {
+    this.hubs.add(hub);
+  }
+
+  unregister(hub: { dispose(): void }): void {
+    this.hubs.delete(hub);
+  }
+
+  /** Stops every namespace's timers and attempts in flight, then closes the connections (the sandbox is closing). */
+  async close(): Promise<void> {
+    for (const hub of [...this.hubs]) hub.dispose();
+    await this.transport.close();
+  }
+}
+
+/** A stable uuid for the forward subscription of one URL and merchant account, so deliveries kept in a data file still name it after a restart. */
+export function forwardSubscriptionId(url: string, merchantAccountId: string): string {
+  const hex = createHash('sha256').update(`payments-sandbox forward ${url} ${merchantAccountId}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
