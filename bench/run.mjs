@@ -307,11 +307,13 @@ const rssDefault = Math.round(rssMb(fixtures.child.pid));
 /**
  * A webhook receiver that costs next to nothing: it shares CPU 1 with autocannon, and a node:http
  * server there (some 30 µs a notification) would set the pace of the deliveries instead of the
- * sandbox. It reads each request's head and Content-Length body and answers 200 with keep-alive.
+ * sandbox. It reads each request's head and Content-Length body and answers 200 with keep-alive,
+ * with Nagle's algorithm off as node:http (and most HTTP servers) have it: otherwise the answers to
+ * requests pipelined on one connection after the first wait for the sandbox's delayed ACK.
  */
 function tinyReceiver(onNotification) {
   const OK = Buffer.from('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\nok');
-  return createNetServer((socket) => {
+  return createNetServer({ noDelay: true }, (socket) => {
     let pending = Buffer.alloc(0);
     socket.on('data', (chunk) => {
       pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;

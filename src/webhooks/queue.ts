@@ -3,13 +3,13 @@
 // when each is due on the namespace clock, which are ready, which are in flight. One timer per
 // namespace waits for the next due attempt while the clock runs; a frozen clock moves only through
 // /_sandbox/clock, whose every move releases what fell due, in due order. Attempts run outside any
-// request (setImmediate), at most CONCURRENCY at once; a failed one is retried after BACKOFF_MS.
+// request (setImmediate), at most IN_FLIGHT at once; a failed one is retried after BACKOFF_MS.
 import type { Namespace } from '../namespace/namespace.js';
 import type { WebhookAttempt, WebhookDeliveryRecord, WebhookDeliveryStatus, WebhookSubscriptionRecord } from '../store/records.js';
-import { BACKOFF_MS, CONCURRENCY, MAX_ATTEMPTS, MAX_FINISHED, MAX_PENDING } from './limits.js';
+import { BACKOFF_MS, IN_FLIGHT, MAX_ATTEMPTS, MAX_FINISHED, MAX_PENDING } from './limits.js';
 import type { WebhookShared } from './shared.js';
 import { signatureHeader, wallClockTimestamp } from './signing.js';
-import type { AttemptResult } from './transport.js';
+import type { AttemptResult, SentAttempt } from './transport.js';
 
 interface Entry {
   id: string;
@@ -21,7 +21,8 @@ interface Entry {
   manual: boolean;
   /** A finished delivery sent again by hand: no automatic retry after it. */
   revived: boolean;
-  abort?: () => void;
+  /** The attempt in flight, if any. */
+  attempt?: SentAttempt;
 }
 
 export interface QueueHost {
@@ -76,7 +77,6 @@ export class DeliveryQueue {
   /** Queues a stored pending delivery for its due time (its next_attempt_at, in ms). */
   add(record: WebhookDeliveryRecord, due: number, manual = false, revived = false): void {
     const entry: Entry = { id: record.id, due, seq: this.seq++, state: 'waiting', manual, revived };
-    this.entries.get(record.id)?.abort?.();
     this.drop(record.id);
     this.entries.set(record.id, entry);
     this.waiting.add(entry);
@@ -118,7 +118,7 @@ export class DeliveryQueue {
   }
 
   private abortAll(): void {
-    for (const entry of this.entries.values()) entry.abort?.();
+    for (const entry of this.entries.values()) entry.attempt?.abort();
     this.entries.clear();
     this.waiting.clear();
     this.ready = [];
@@ -128,9 +128,11 @@ export class DeliveryQueue {
     this.timerAt = Number.POSITIVE_INFINITY;
   }
 
+  /** Forgets a delivery's entry; an attempt of it in flight is aborted (its record is gone or finished). */
   private drop(id: string): void {
     const entry = this.entries.get(id);
     if (!entry) return;
+    entry.attempt?.abort();
     this.entries.delete(id);
     this.waiting.delete(entry);
     if (entry.state === 'ready') this.ready = this.ready.filter((e) => e !== entry);
@@ -166,7 +168,7 @@ export class DeliveryQueue {
   }
 
   private pump(): void {
-    const limit = this.host.reorder() ? 1 : CONCURRENCY;
+    const limit = this.host.reorder() ? 1 : IN_FLIGHT;
     while (this.inFlight < limit && this.ready.length > 0) this.start(this.ready.shift() as Entry);
   }
 
@@ -194,11 +196,11 @@ export class DeliveryQueue {
     this.inFlight++;
     const generation = this.generation;
     const sent = this.service.transport.send(subscription.url, headers, record.body);
-    entry.abort = sent.abort;
+    entry.attempt = sent;
     void sent.done.then((result) => {
       if (generation !== this.generation || this.disposed) return;
       this.inFlight--;
-      entry.abort = undefined;
+      entry.attempt = undefined;
       this.attempted(entry, { at: iso(startedAt), wall_clock_at: iso(wallClock), url: subscription.url }, result);
       this.pump();
     });
@@ -243,7 +245,6 @@ export class DeliveryQueue {
 
   /** Ends a delivery; the oldest finished ones beyond MAX_FINISHED are removed. */
   finish(record: WebhookDeliveryRecord, status: Exclude<WebhookDeliveryStatus, 'pending'>, attempts: WebhookAttempt[] | null, error: string | null): void {
-    this.entries.get(record.id)?.abort?.();
     this.drop(record.id);
     this.db.update(record.id, { status, attempts: attempts ?? record.attempts, next_attempt_at: null, error, updated_at: this.ns.clock.nowIso() });
     this.prune();
