@@ -61,10 +61,11 @@ export class Namespace {
   /**
    * Says that `record` of `collection` had event `name` (e.g. buyer.updated) in a merchant account,
    * at `atMs` on this namespace's clock (NaN: now). Costs a call and a check when nobody listens.
+   * `targetJson`: the record's API JSON, when the caller has made it anyway (see ChangeListener).
    */
-  announce(name: string, merchantAccountId: string, collection: CollectionName, record: object, atMs = Number.NaN): void {
+  announce(name: string, merchantAccountId: string, collection: CollectionName, record: object, atMs = Number.NaN, targetJson?: string): void {
     const listener = this.changeListener;
-    if (listener !== null) listener.announced(name, merchantAccountId, collection, record, atMs);
+    if (listener !== null) listener.announced(name, merchantAccountId, collection, record, atMs, targetJson);
   }
 
   /** Replaces the records only (a snapshot import); parts that derive state from records rebuild it. */

@@ -46,6 +46,14 @@ interface WebhookState {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/**
+ * The JSON of an event whose target is JSON already: the same bytes as JSON.stringify of the
+ * WebhookEvent (same keys, same order), without serializing the target a second time.
+ */
+function eventBody(id: string, name: string, createdAt: string, merchantAccountId: string, targetJson: string): string {
+  return `{"type":"event","id":"${id}","name":${JSON.stringify(name)},"created_at":"${createdAt}","merchant_account_id":${JSON.stringify(merchantAccountId)},"target":${targetJson}}`;
+}
+
 export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
   readonly queue: DeliveryQueue;
   behaviour: DeliveryBehaviour = { ...DEFAULT_BEHAVIOUR };
@@ -82,9 +90,12 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
     return this.byMerchant.has(merchantAccountId) || this.service.forward !== null;
   }
 
-  announced(name: string, merchantAccountId: string, collection: CollectionName, record: object, atMs: number): void {
+  announced(name: string, merchantAccountId: string, collection: CollectionName, record: object, atMs: number, targetJson?: string): void {
     if (!this.wants(merchantAccountId)) return;
-    this.emit(name, merchantAccountId, collection, record, atMs);
+    const id = randomUUID();
+    const createdAt = Number.isNaN(atMs) ? this.ns.clock.nowIso() : iso(atMs);
+    const target = targetJson ?? JSON.stringify(apiShapeOf(this.ns.store.collections, collection, record));
+    this.deliver(name, merchantAccountId, id, eventBody(id, name, createdAt, merchantAccountId, target));
     if (collection === 'reports' || collection === 'report_executions') this.queue.rearmSoon(); // their next change may have moved
   }
 
@@ -104,11 +115,15 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
       merchant_account_id: merchantAccountId,
       target: apiShapeOf(this.ns.store.collections, collection, record),
     };
-    const body = JSON.stringify(event);
+    return { event, deliveries: this.deliver(name, merchantAccountId, event.id, JSON.stringify(event)) };
+  }
+
+  /** Records a delivery of the event (`body`, its bytes on every attempt) per receiving subscription. */
+  private deliver(name: string, merchantAccountId: string, eventId: string, body: string): WebhookDeliveryRecord[] {
     const problem = this.service.options.validate ? this.service.catalog.problemWith(JSON.parse(body)) : null;
     if (problem) {
       this.service.logger.error(
-        { event: 'webhook-self-check', namespace: this.ns.name, event_name: name, event_id: event.id, problem },
+        { event: 'webhook-self-check', namespace: this.ns.name, event_name: name, event_id: eventId, problem },
         `webhook self-check: ${problem}`,
       );
     }
@@ -117,12 +132,21 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
     const receivers = this.byMerchant.get(merchantAccountId) ?? [];
     const forward = this.service.forwardSubscription(merchantAccountId);
     for (const subscription of forward ? [...receivers, forward] : receivers) {
-      for (let copy = 0; copy < copies; copy++) deliveries.push(this.record(subscription, event, body, problem && `self-check: ${problem}`));
+      for (let copy = 0; copy < copies; copy++) {
+        deliveries.push(this.record(subscription, merchantAccountId, eventId, name, body, problem && `self-check: ${problem}`));
+      }
     }
-    return { event, deliveries };
+    return deliveries;
   }
 
-  private record(subscription: WebhookSubscriptionRecord, event: WebhookEvent, body: string, failure: string | null): WebhookDeliveryRecord {
+  private record(
+    subscription: WebhookSubscriptionRecord,
+    merchantAccountId: string,
+    eventId: string,
+    eventName: string,
+    body: string,
+    failure: string | null,
+  ): WebhookDeliveryRecord {
     const now = this.ns.clock.now();
     const full = failure === null && this.queue.full;
     if (full) this.refused();
@@ -132,10 +156,10 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
     const delivery = this.ns.store.collections.webhook_deliveries.insert({
       type: 'webhook-delivery',
       id: randomUUID(),
-      merchant_account_id: event.merchant_account_id,
+      merchant_account_id: merchantAccountId,
       subscription_id: subscription.id,
-      event_id: event.id,
-      event_name: event.name,
+      event_id: eventId,
+      event_name: eventName,
       body,
       status: ended ? 'failed' : 'pending',
       attempts: [],

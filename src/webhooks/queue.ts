@@ -36,7 +36,16 @@ export interface QueueHost {
   nextChangeAt(): number | null;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
+let lastIsoMs = Number.NaN;
+let lastIso = '';
+/** RFC 3339 of `ms`, formatted once while the same instant repeats (attempts started or due together). */
+function iso(ms: number): string {
+  if (ms !== lastIsoMs) {
+    lastIsoMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
 
 const CANCELLED = 'cancelled: the subscription was deleted or made inactive';
 
@@ -183,7 +192,7 @@ export class DeliveryQueue {
       this.finish(record, 'cancelled', null, CANCELLED);
       return;
     }
-    const startedAt = this.ns.clock.now();
+    const at = this.ns.clock.nowIso();
     const wallClock = Date.now();
     const timestamp = wallClockTimestamp(wallClock);
     const headers = {
@@ -201,7 +210,7 @@ export class DeliveryQueue {
       if (generation !== this.generation || this.disposed) return;
       this.inFlight--;
       entry.attempt = undefined;
-      this.attempted(entry, { at: iso(startedAt), wall_clock_at: iso(wallClock), url: subscription.url }, result);
+      this.attempted(entry, at, iso(wallClock), subscription.url, result);
       this.pump();
     });
   }
@@ -215,21 +224,24 @@ export class DeliveryQueue {
     return secrets;
   }
 
-  private attempted(entry: Entry, when: Pick<WebhookAttempt, 'at' | 'wall_clock_at' | 'url'>, result: AttemptResult): void {
+  private attempted(entry: Entry, at: string, wallClockAt: string, url: string, result: AttemptResult): void {
     const record = this.db.get(entry.id);
     if (record?.status !== 'pending' || this.entries.get(entry.id) !== entry) return; // deleted, cancelled or queued again meanwhile
     const attempt: WebhookAttempt = {
       number: record.attempts.length + 1,
-      ...when,
+      at,
+      wall_clock_at: wallClockAt,
+      url,
       status_code: result.statusCode,
       duration_ms: result.durationMs,
       error: result.error,
       response_excerpt: result.excerpt,
       manual: entry.manual,
     };
-    const attempts = [...record.attempts, attempt];
+    const attempts = record.attempts.length === 0 ? [attempt] : [...record.attempts, attempt];
     this.log(record, attempt);
-    const automatic = attempts.filter((a) => !a.manual).length;
+    let automatic = 0;
+    for (const a of attempts) if (!a.manual) automatic++;
     if (result.error === null || entry.revived || automatic >= MAX_ATTEMPTS) {
       this.finish(record, result.error === null ? 'succeeded' : 'failed', attempts, result.error);
       return;

@@ -20,9 +20,17 @@ export function signatureHeader(secrets: readonly string[], timestamp: string, b
   return secrets.map((secret) => signatureOf(secret, timestamp, body)).join(',');
 }
 
-/** Unix seconds of the wall clock: what receivers compare with their own clock. */
+let lastSecond = Number.NaN;
+let lastTimestamp = '';
+
+/** Unix seconds of the wall clock: what receivers compare with their own clock (made once a second). */
 export function wallClockTimestamp(nowMs = Date.now()): string {
-  return String(Math.floor(nowMs / 1000));
+  const second = Math.floor(nowMs / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastTimestamp = String(second);
+  }
+  return lastTimestamp;
 }
 
 /** Why `url` cannot receive notifications (http or https with a host, nothing else), or null. */

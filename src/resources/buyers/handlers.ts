@@ -14,7 +14,10 @@ export const buyerHandlers: HandlerMap = {
     if (Object.hasOwn(body, 'billing_details')) patch.billing_details = normalizeBillingDetails(body.billing_details);
     // The record update() gives back: a namespace's first change works on its own copy of the records.
     const updated = db.buyers.update(buyer.id, patch) ?? buyer;
-    ns.announce('buyer.updated', merchantAccountId, 'buyers', updated);
-    return { body: serializeBuyer(updated) };
+    if (!ns.wantsChanges(merchantAccountId)) return { body: serializeBuyer(updated) };
+    // Notified: the answer's JSON is the event's target too, serialized once for both.
+    const json = JSON.stringify(serializeBuyer(updated));
+    ns.announce('buyer.updated', merchantAccountId, 'buyers', updated, Number.NaN, json);
+    return { json };
   },
 };
