@@ -33,8 +33,10 @@ export abstract class Exchange implements Wire {
   writtenAt = 0;
 
   constructor(
-    /** The whole request: request line, headers, body. */
-    readonly text: string,
+    /** The request line and headers, the blank line included: ASCII only (a URL's path and host are). */
+    readonly head: string,
+    readonly body: string,
+    readonly bodyBytes: number,
     /** performance.now() when it was asked for. */
     readonly startedAt: number,
   ) {}
@@ -85,7 +87,8 @@ export function targetOf(url: string): HttpTarget | string {
   if (!tls && parsed.protocol !== 'http:') return `not an http or https URL: ${url.slice(0, 200)}`;
   const host = parsed.hostname.startsWith('[') ? parsed.hostname.slice(1, -1) : parsed.hostname;
   const port = parsed.port ? Number(parsed.port) : tls ? 443 : 80;
-  return { key: `${parsed.protocol}//${parsed.host}`, tls, host, port, authority: parsed.host, path: `${parsed.pathname}${parsed.search}`, url };
+  const requestLine = `POST ${parsed.pathname}${parsed.search} HTTP/1.1\r\nhost: ${parsed.host}\r\n`;
+  return { key: `${parsed.protocol}//${parsed.host}`, tls, host, port, requestLine, url };
 }
 
 class Pool implements ConnectionOwner {
@@ -107,8 +110,9 @@ class Pool implements ConnectionOwner {
     while (next < waiting.length) {
       const connection = this.pick(now, waiting.length - next);
       if (connection === null) break;
-      let text = '';
-      let room = this.depth - connection.written.length;
+      const first = connection.written.length;
+      let bytes = 0;
+      let room = this.depth - first;
       while (room > 0 && next < waiting.length) {
         const exchange = waiting[next++];
         if (exchange.finished) continue;
@@ -116,10 +120,10 @@ class Pool implements ConnectionOwner {
         exchange.writtenAt = now;
         this.client.track(exchange, now + this.client.timeoutMs);
         connection.written.push(exchange);
-        text += exchange.text;
+        bytes += exchange.head.length + exchange.bodyBytes;
         room--;
       }
-      if (text !== '') connection.write(text);
+      if (connection.written.length > first) connection.writeFrom(first, bytes);
     }
     this.waiting = next === waiting.length ? [] : waiting.slice(next);
   }

@@ -7,6 +7,7 @@
 // exchanges left unanswered, to its owner.
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
+import { AnswerHead } from './http-answer-head.js';
 import { EXCERPT_BYTES } from './limits.js';
 
 /** Where requests go: one pool of connections per key (scheme, host and port). */
@@ -16,18 +17,19 @@ export interface HttpTarget {
   /** Host name or address to connect to (an IPv6 address without its brackets). */
   host: string;
   port: number;
-  /** Host header value. */
-  authority: string;
-  /** Path and query. */
-  path: string;
+  /** The start of a POST to it: the request line and the Host header, each with its CRLF. */
+  requestLine: string;
   /** The URL the target was made from (for error messages). */
   url: string;
 }
 
 /** What a connection needs of one request: its bytes, and a place for its answer. */
 export interface Wire {
-  /** The whole request (request line, headers, body). */
-  readonly text: string;
+  /** The request line and headers, the blank line included (ASCII). */
+  readonly head: string;
+  readonly body: string;
+  /** The body's length in UTF-8. */
+  readonly bodyBytes: number;
   /** Ended (answered, failed, timed out or aborted): an answer still on its way is read and dropped. */
   readonly finished: boolean;
   /** performance.now() when it was written. */
@@ -76,6 +78,7 @@ export class Connection {
   /** How long it may stay idle before the receiver may close it (Keep-Alive: timeout=, less a margin). */
   idleLimitMs: number;
   private readonly socket: Socket;
+  private readonly answerHead = new AnswerHead();
   private ended = false;
   private leftover: Buffer | null = null;
   private expect = HEAD;
@@ -101,9 +104,16 @@ export class Connection {
     });
   }
 
-  /** Writes requests (one or several, pipelined) in one go. */
-  write(text: string): void {
-    this.socket.write(text);
+  /** Writes written[from..] (one request or several, pipelined), `bytes` in all, in one go. */
+  writeFrom(from: number, bytes: number): void {
+    const out = Buffer.allocUnsafe(bytes);
+    let at = 0;
+    for (let i = from; i < this.written.length; i++) {
+      const wire = this.written[i];
+      at += out.write(wire.head, at, 'latin1');
+      at += out.write(wire.body, at, 'utf8');
+    }
+    this.socket.write(out);
   }
 
   /** Ends it now (a timeout, an abort, an idle connection, the client closing); the unanswered go to the owner. */
@@ -139,7 +149,7 @@ export class Connection {
             this.broken('an answer came to no request');
             return;
           }
-          if (!this.head(buf.toString('latin1', pos, end))) return;
+          if (!this.head(buf, pos, end)) return;
           pos = end + 4;
           break;
         }
@@ -204,54 +214,16 @@ export class Connection {
     }
   }
 
-  /** Reads the status line and headers of the answer to written[0]; false when the answer is broken. */
-  private head(text: string): boolean {
+  /** Reads the status line and headers (buf[from, end)) of the answer to written[0]; false when the answer is broken. */
+  private head(buf: Buffer, from: number, end: number): boolean {
     const wire = this.written[0];
-    const lineEnd = text.indexOf('\r\n');
-    const statusLine = lineEnd < 0 ? text : text.slice(0, lineEnd);
-    const match = /^HTTP\/1\.([01]) (\d{3})(?: |$)/.exec(statusLine);
-    if (!match) {
-      this.broken(`not an HTTP/1.1 answer: '${statusLine.slice(0, 60)}'`);
+    const head = this.answerHead;
+    const problem = head.read(buf, from, end);
+    if (problem !== null) {
+      this.broken(problem);
       return false;
     }
-    const status = Number(match[2]);
-    let close = match[1] === '0';
-    let length = -1;
-    let chunked = false;
-    let location: string | undefined;
-    let keepAliveSeconds = -1;
-    for (let at = lineEnd; at >= 0 && at < text.length; ) {
-      const next = text.indexOf('\r\n', at + 2);
-      const line = text.slice(at + 2, next < 0 ? text.length : next);
-      at = next;
-      const colon = line.indexOf(':');
-      if (colon <= 0) continue;
-      const value = line.slice(colon + 1).trim();
-      switch (line.slice(0, colon).trim().toLowerCase()) {
-        case 'content-length':
-          if (!/^\d{1,15}$/.test(value) || (length >= 0 && length !== Number(value))) {
-            this.broken(`bad content-length '${value.slice(0, 40)}'`);
-            return false;
-          }
-          length = Number(value);
-          break;
-        case 'transfer-encoding':
-          chunked = /(^|,)\s*chunked\s*$/i.test(value);
-          break;
-        case 'connection':
-          if (/(^|,)\s*close\s*(,|$)/i.test(value)) close = true;
-          else if (/(^|,)\s*keep-alive\s*(,|$)/i.test(value) && match[1] === '0') close = false;
-          break;
-        case 'keep-alive': {
-          const timeout = /timeout\s*=\s*(\d+)/i.exec(value);
-          if (timeout) keepAliveSeconds = Number(timeout[1]);
-          break;
-        }
-        case 'location':
-          location ??= value;
-          break;
-      }
-    }
+    const { status, length, chunked } = head;
     if (status < 200) {
       if (status === 101) {
         this.broken('answered 101: switching protocols is not HTTP/1.1');
@@ -260,11 +232,11 @@ export class Connection {
       return true; // an informational answer (100, 103): the real one follows
     }
     wire.statusCode = status;
-    wire.location = location;
+    wire.location = head.location;
     wire.parts = null;
     wire.kept = 0;
-    this.closeAfter = close;
-    if (keepAliveSeconds >= 0) this.idleLimitMs = Math.min(this.idleLimitMs, keepAliveSeconds * 1000 - 1000);
+    this.closeAfter = head.close;
+    if (head.keepAliveSeconds >= 0) this.idleLimitMs = Math.min(this.idleLimitMs, head.keepAliveSeconds * 1000 - 1000);
     if (status === 204 || status === 304 || (length === 0 && !chunked)) this.answered();
     else if (chunked) this.expect = CHUNK_SIZE;
     else if (length > 0) {

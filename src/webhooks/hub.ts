@@ -4,7 +4,6 @@
 // send. With no subscription for the merchant account, an announcement costs a lookup and builds
 // nothing. The event's target is serialized once, with the API's own serializers, at the moment of
 // the change; the body is then the same bytes on every attempt.
-import { randomUUID } from 'node:crypto';
 import type { ChangeListener } from '../namespace/announce.js';
 import type { Namespace } from '../namespace/namespace.js';
 import { type NamespacePart, PartKey } from '../namespace/part.js';
@@ -12,6 +11,7 @@ import { apiShapeOf } from '../resources/api-shapes.js';
 import { catchUpReports, nextReportChangeAt } from '../resources/reports/scheduler.js';
 import type { Collection } from '../store/collection.js';
 import type { CollectionName, WebhookDeliveryRecord, WebhookSubscriptionRecord } from '../store/records.js';
+import { flatUuid } from './flat-uuid.js';
 import { MAX_DELAY_MS, MAX_PENDING } from './limits.js';
 import { DeliveryQueue, type QueueHost } from './queue.js';
 import type { WebhookShared } from './shared.js';
@@ -92,7 +92,7 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
 
   announced(name: string, merchantAccountId: string, collection: CollectionName, record: object, atMs: number, targetJson?: string): void {
     if (!this.wants(merchantAccountId)) return;
-    const id = randomUUID();
+    const id = flatUuid();
     const createdAt = Number.isNaN(atMs) ? this.ns.clock.nowIso() : iso(atMs);
     const target = targetJson ?? JSON.stringify(apiShapeOf(this.ns.store.collections, collection, record));
     this.deliver(name, merchantAccountId, id, eventBody(id, name, createdAt, merchantAccountId, target));
@@ -109,7 +109,7 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
   ): { event: WebhookEvent; deliveries: WebhookDeliveryRecord[] } {
     const event: WebhookEvent = {
       type: 'event',
-      id: randomUUID(),
+      id: flatUuid(),
       name,
       created_at: Number.isNaN(atMs) ? this.ns.clock.nowIso() : iso(atMs),
       merchant_account_id: merchantAccountId,
@@ -155,7 +155,7 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
     const due = now + this.behaviour.delay_ms;
     const delivery = this.ns.store.collections.webhook_deliveries.insert({
       type: 'webhook-delivery',
-      id: randomUUID(),
+      id: flatUuid(),
       merchant_account_id: merchantAccountId,
       subscription_id: subscription.id,
       event_id: eventId,

@@ -31,8 +31,8 @@ class Attempt extends Exchange implements SentAttempt {
   readonly done: Promise<AttemptResult>;
   private resolve!: (result: AttemptResult) => void;
 
-  constructor(text: string, startedAt: number) {
-    super(text, startedAt);
+  constructor(head: string, body: string, bodyBytes: number, startedAt: number) {
+    super(head, body, bodyBytes, startedAt);
     this.done = new Promise<AttemptResult>((resolve) => (this.resolve = resolve));
   }
 
@@ -65,10 +65,11 @@ export class WebhookTransport {
   send(url: string, headers: Record<string, string>, body: string): SentAttempt {
     const target = this.targetOf(url);
     if (typeof target === 'string') return settled({ statusCode: null, durationMs: 0, error: target, excerpt: null });
-    let text = `POST ${target.path} HTTP/1.1\r\nhost: ${target.authority}\r\n`;
-    for (const name in headers) text += `${name}: ${headers[name]}\r\n`;
-    text += `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-    const attempt = new Attempt(text, performance.now());
+    const bodyBytes = Buffer.byteLength(body);
+    let head = target.requestLine;
+    for (const name in headers) head += `${name}: ${headers[name]}\r\n`;
+    head += `content-length: ${bodyBytes}\r\n\r\n`;
+    const attempt = new Attempt(head, body, bodyBytes, performance.now());
     this.client.send(target, attempt);
     return attempt;
   }
