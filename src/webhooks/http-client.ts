@@ -235,7 +235,7 @@ export class HttpClient {
   /** Sends `exchange` to `target` with the next batch. */
   send(target: HttpTarget, exchange: Exchange): void {
     if (this.closed) {
-      exchange.finish('stopped: the sandbox is closing');
+      queueMicrotask(() => exchange.finish('stopped: the sandbox is closing')); // never before send() returns
       return;
     }
     let pool = this.pools.get(target.key);

@@ -7,6 +7,7 @@
 // exchanges left unanswered, to its owner.
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
+import { writeLatin1, writeUtf8 } from './buffer-text.js';
 import { AnswerHead } from './http-answer-head.js';
 import { EXCERPT_BYTES } from './limits.js';
 
@@ -110,8 +111,8 @@ export class Connection {
     let at = 0;
     for (let i = from; i < this.written.length; i++) {
       const wire = this.written[i];
-      at += out.write(wire.head, at, 'latin1');
-      at += out.write(wire.body, at, 'utf8');
+      at += writeLatin1(out, wire.head, at);
+      at += writeUtf8(out, wire.body, at);
     }
     this.socket.write(out);
   }

@@ -87,22 +87,37 @@ export class DeliveryQueue {
 
   /** Queues a stored pending delivery for its due time (its next_attempt_at, in ms). */
   add(record: WebhookDeliveryRecord, due: number, manual = false, revived = false): void {
+    const entry = this.entryFor(record, due, manual, revived);
+    const now = this.ns.clock.now();
+    const last = this.ready.length > 0 ? this.ready[this.ready.length - 1].due : Number.NEGATIVE_INFINITY;
+    if (due <= now && due >= last && this.waiting.size === 0 && !this.host.reorder()) {
+      // Due now, and after everything in the ready line: where the release would put it, unsorted.
+      entry.state = 'ready';
+      this.ready.push(entry);
+    } else {
+      this.waiting.add(entry);
+      if (due > now && due < this.timerAt) this.armTimer(); // due now: the release takes it
+    }
+    this.scheduleRelease();
+  }
+
+  private entryFor(record: WebhookDeliveryRecord, due: number, manual: boolean, revived: boolean): Entry {
     const entry: Entry = { id: record.id, due, seq: this.seq++, state: 'waiting', manual, revived };
     this.drop(record.id);
     this.entries.set(record.id, entry);
-    this.waiting.add(entry);
-    this.scheduleRelease();
-    if (due > this.ns.clock.now() && due < this.timerAt) this.armTimer(); // due now: the release takes it
+    return entry;
   }
 
-  /** Forgets every entry and queues the pending deliveries the records hold now (start, reset, import). */
+  /** Forgets every entry and queues the pending deliveries the records hold now (start, reset, import), released in due order. */
   rebuild(): void {
     this.abortAll();
     this.generation++;
+    const now = this.ns.clock.now();
     for (const record of this.db.all()) {
-      if (record.status === 'pending') this.add(record, record.next_attempt_at === null ? this.ns.clock.now() : Date.parse(record.next_attempt_at));
+      if (record.status !== 'pending') continue;
+      this.waiting.add(this.entryFor(record, record.next_attempt_at === null ? now : Date.parse(record.next_attempt_at), false, false));
     }
-    this.armTimer();
+    this.armTimer(); // schedules the release of what is due now
   }
 
   /** Ends the deliveries whose subscription no longer receives (deleted or inactive), in flight or not. */
@@ -206,9 +221,7 @@ export class DeliveryQueue {
     entry.state = 'in-flight';
     this.inFlight++;
     const generation = this.generation;
-    const sent = this.service.transport.send(subscription.url, headers, record.body);
-    entry.attempt = sent;
-    void sent.done.then((result) => {
+    entry.attempt = this.service.transport.send(subscription.url, headers, record.body, (result) => {
       if (generation !== this.generation || this.disposed) return;
       this.inFlight--;
       entry.attempt = undefined;

@@ -4,6 +4,7 @@
 // previous secret follows, comma-separated, so a receiver that knows either accepts it.
 import * as crypto from 'node:crypto';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { writeLatin1, writeUtf8 } from './buffer-text.js';
 
 /** A new subscription secret: 32 random bytes as 64 hex characters. */
 export function generateSecret(): string {
@@ -22,9 +23,9 @@ export function signatureOf(secret: string, timestamp: string, body: string): st
   const needed = BLOCK + timestamp.length + 1 + body.length * 3; // UTF-8 takes at most 3 bytes a UTF-16 unit
   if (scratch.length < needed) scratch = Buffer.allocUnsafe(Math.max(needed, scratch.length * 2));
   scratch.set(pads.inner, 0);
-  let end = BLOCK + scratch.write(timestamp, BLOCK, 'latin1');
+  let end = BLOCK + writeLatin1(scratch, timestamp, BLOCK);
   scratch[end++] = 0x2e; // '.'
-  end += scratch.write(body, end, 'utf8');
+  end += writeUtf8(scratch, body, end);
   pads.outer.set(oneShotHash('sha256', scratch.subarray(0, end), 'buffer') as Buffer, BLOCK);
   return oneShotHash('sha256', pads.outer, 'hex') as string;
 }

@@ -22,18 +22,36 @@ export interface SentAttempt {
   abort(): void;
 }
 
+/** Told the result of an attempt, once, after send() returned: the delivery queue's way (no promise per attempt). */
+export type AttemptCallback = (result: AttemptResult) => void;
+
 const RESERVED = /(^|\.)(example|invalid|test)\.?$/i;
 const STOPPED = 'stopped: the subscription was deleted or made inactive, or the namespace was reset or dropped';
 /** Parsed URLs kept (subscriptions rarely change theirs): forgotten all at once past this many. */
 const MAX_TARGETS = 1_000;
 
 class Attempt extends Exchange implements SentAttempt {
-  readonly done: Promise<AttemptResult>;
-  private resolve!: (result: AttemptResult) => void;
+  private result: AttemptResult | null = null;
+  private promise: Promise<AttemptResult> | null = null;
+  private resolve: ((result: AttemptResult) => void) | null = null;
 
-  constructor(head: string, body: string, bodyBytes: number, startedAt: number) {
+  constructor(
+    head: string,
+    body: string,
+    bodyBytes: number,
+    startedAt: number,
+    private readonly onResult: AttemptCallback | undefined,
+  ) {
     super(head, body, bodyBytes, startedAt);
-    this.done = new Promise<AttemptResult>((resolve) => (this.resolve = resolve));
+  }
+
+  /** Made when asked for: the queue takes its result through the callback. */
+  get done(): Promise<AttemptResult> {
+    if (this.promise === null) {
+      const result = this.result;
+      this.promise = result !== null ? Promise.resolve(result) : new Promise<AttemptResult>((resolve) => (this.resolve = resolve));
+    }
+    return this.promise;
   }
 
   protected ended(error: string | null): void {
@@ -46,7 +64,10 @@ class Attempt extends Exchange implements SentAttempt {
           ? `answered ${status}${location ? ` (Location: ${location.slice(0, 200)})` : ''}: redirects are not followed`
           : `answered ${status}: not a 2xx`;
     }
-    this.resolve({ statusCode: status, durationMs: Math.round(performance.now() - this.startedAt), error: failure, excerpt: this.excerpt() });
+    const result = { statusCode: status, durationMs: Math.round(performance.now() - this.startedAt), error: failure, excerpt: this.excerpt() };
+    this.result = result;
+    this.resolve?.(result);
+    this.onResult?.(result);
   }
 
   abort(): void {
@@ -62,14 +83,15 @@ export class WebhookTransport {
     this.client = new HttpClient({ timeoutMs, timeoutError: `no answer within ${timeoutMs} ms (--webhook-timeout-ms)` });
   }
 
-  send(url: string, headers: Record<string, string>, body: string): SentAttempt {
+  /** Sends the attempt with the next batch; `onResult`, if given, is told its result (never before this returns). */
+  send(url: string, headers: Record<string, string>, body: string, onResult?: AttemptCallback): SentAttempt {
     const target = this.targetOf(url);
-    if (typeof target === 'string') return settled({ statusCode: null, durationMs: 0, error: target, excerpt: null });
+    if (typeof target === 'string') return settled({ statusCode: null, durationMs: 0, error: target, excerpt: null }, onResult);
     const bodyBytes = Buffer.byteLength(body);
     let head = target.requestLine;
     for (const name in headers) head += `${name}: ${headers[name]}\r\n`;
     head += `content-length: ${bodyBytes}\r\n\r\n`;
-    const attempt = new Attempt(head, body, bodyBytes, performance.now());
+    const attempt = new Attempt(head, body, bodyBytes, performance.now(), onResult);
     this.client.send(target, attempt);
     return attempt;
   }
@@ -93,6 +115,7 @@ export class WebhookTransport {
   }
 }
 
-function settled(result: AttemptResult): SentAttempt {
+function settled(result: AttemptResult, onResult: AttemptCallback | undefined): SentAttempt {
+  if (onResult) queueMicrotask(() => onResult(result));
   return { done: Promise.resolve(result), abort: () => undefined };
 }
