@@ -1,5 +1,5 @@
 // The console's pages, in the order the navigation lists them; the first is where it opens. A new
-// page (the webhooks page, say) is a module in pages/ and one line here.
+// page is a module in pages/ and one line here.
 import { clockPage } from './pages/clock.js';
 import { namespacesPage } from './pages/namespaces.js';
 import { recordsPage } from './pages/records.js';

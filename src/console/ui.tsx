@@ -15,13 +15,14 @@ export function JsonBlock(props: { value: unknown; label: string }) {
   );
 }
 
-/** A button making one control API request with a fixed JSON body (or none). */
-export function ApiButton(props: { method: string; path: string; body?: unknown; done: string; children: Child; class?: string; id?: string }) {
+/** A button making one control API request with a fixed JSON body (or none); `label`: its name for screen readers when its text alone is not enough (it starts with the text). */
+export function ApiButton(props: { method: string; path: string; body?: unknown; done: string; children: Child; class?: string; id?: string; label?: string }) {
   return (
     <button
       type="button"
       id={props.id}
       class={props.class}
+      aria-label={props.label}
       data-api={`${props.method} ${props.path}`}
       data-json={props.body === undefined ? undefined : JSON.stringify(props.body)}
       data-done={props.done}
@@ -34,9 +35,21 @@ export function ApiButton(props: { method: string; path: string; body?: unknown;
 /**
  * A form whose fields make the JSON body of one control API request (each named field, typed by
  * its data-type: number, boolean, json, or text; an empty optional field is left out). Errors of
- * the answer appear in the form's alert line and next to the field they point at.
+ * the answer appear in the form's alert line and next to the field they point at. `done` may name
+ * fields of the answer: "Scenario {name} saved".
  */
-export function ApiForm(props: { method: string; path: string; done: string; children: Child; label: string; id?: string; class?: string; result?: string }) {
+export function ApiForm(props: {
+  method: string;
+  path: string;
+  done: string;
+  children: Child;
+  label: string;
+  id?: string;
+  class?: string;
+  result?: string;
+  /** Which of the script's builders makes the request, when the body is not simply the fields (the scenario forms). */
+  build?: string;
+}) {
   return (
     <form
       id={props.id}
@@ -44,6 +57,7 @@ export function ApiForm(props: { method: string; path: string; done: string; chi
       data-api={`${props.method} ${props.path}`}
       data-done={props.done}
       data-result={props.result}
+      data-build={props.build}
       aria-label={props.label}
     >
       {props.children}

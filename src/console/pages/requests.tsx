@@ -185,7 +185,17 @@ function EntryDetail(props: { entry: JournalEntry }) {
         <dt>Operation</dt>
         <dd>{e.operation_id ?? 'none (no operation matched)'}</dd>
         <dt>Scenario</dt>
-        <dd>{e.scenario ?? 'none'}</dd>
+        <dd>
+          {e.scenario ?? 'none'}
+          {e.outside_contract ? (
+            <>
+              {' '}
+              <span class="badge outside">outside the contract</span>
+              <br />
+              <span class="muted">{e.status} is not a status this operation declares: infrastructure answers it (a proxy, a gateway), not the service.</span>
+            </>
+          ) : null}
+        </dd>
         <dt>Merchant account</dt>
         <dd>{e.merchant_account_id ?? 'none'}</dd>
         <dt>Namespace</dt>
@@ -214,6 +224,16 @@ function EntryDetail(props: { entry: JournalEntry }) {
               </tbody>
             </table>
           </div>
+        </section>
+      ) : null}
+      {e.lost_answer ? (
+        <section aria-labelledby="lost-title" id="lost-answer">
+          <h3 id="lost-title">Answer lost</h3>
+          <p>
+            The operation ran and its change is kept, but the scenario lost its answer: the client got{' '}
+            {e.status === 444 ? 'a closed connection' : <strong>{e.status}</strong>}, the operation had answered <strong>{e.lost_answer.status}</strong>.
+          </p>
+          {e.lost_answer.body === null ? null : <JsonBlock value={e.lost_answer.body} label="The answer that was lost" />}
         </section>
       ) : null}
       <section aria-labelledby="curl-title">
