@@ -15,7 +15,7 @@ export interface ConsoleAsset {
 const JS = 'text/javascript; charset=utf-8';
 
 /** The browser script's modules (src/console/client/*.ts): console.js and what it imports. */
-const CLIENT_MODULES = ['console', 'api', 'focus', 'requests', 'records', 'scenarios', 'scenario-definition'];
+const CLIENT_MODULES = ['console', 'api', 'focus', 'requests', 'records', 'scenarios', 'scenario-definition', 'webhooks'];
 
 /** Where each served name comes from. */
 const SOURCES: Record<string, { path: () => string; contentType: string }> = {

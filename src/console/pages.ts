@@ -5,9 +5,10 @@ import { namespacesPage } from './pages/namespaces.js';
 import { recordsPage } from './pages/records.js';
 import { requestsPage } from './pages/requests.js';
 import { scenariosPage } from './pages/scenarios.js';
+import { webhooksPage } from './pages/webhooks.js';
 import type { ConsolePage } from './types.js';
 
-export const PAGES: readonly ConsolePage[] = [requestsPage, scenariosPage, clockPage, recordsPage, namespacesPage];
+export const PAGES: readonly ConsolePage[] = [requestsPage, scenariosPage, clockPage, recordsPage, webhooksPage, namespacesPage];
 
 export function pageBySlug(slug: string): ConsolePage | undefined {
   return PAGES.find((page) => page.slug === slug);

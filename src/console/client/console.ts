@@ -8,6 +8,7 @@ import { focusKey, restoreFocus } from './focus.js';
 import { initRecordEditor } from './records.js';
 import { startRequests } from './requests.js';
 import { type Built, initScenarioForms, jsonRequest, scenarioRequest } from './scenarios.js';
+import { startWebhooks } from './webhooks.js';
 
 interface Htmx {
   ajax(method: string, url: string, options: { target: string | Element; swap?: string }): Promise<void>;
@@ -52,6 +53,7 @@ document.body.addEventListener('htmx:afterSwap', (event) => {
   const editor = main.querySelector<HTMLFormElement>('#record-form');
   if (editor) initRecordEditor(editor);
   initScenarioForms(main);
+  startWebhooks(main);
 });
 
 document.body.addEventListener('htmx:responseError', (event) => {
