@@ -8,7 +8,7 @@ import type { JournalEntry } from '../../journal/journal.js';
 import { JOURNAL } from '../../journal/journal.js';
 import { curlCommand } from '../curl.js';
 import { PageHeading } from '../layout.js';
-import { controlPath, controlRead } from '../read.js';
+import { controlPath, controlRead, merchantAccountIds } from '../read.js';
 import type { ConsolePage, ConsoleView } from '../types.js';
 import { ApiButton, JsonBlock, Note, TableHead } from '../ui.js';
 
@@ -82,9 +82,7 @@ export const requestsPage: ConsolePage = {
 
   async render(view) {
     const namespaces = view.call.namespaceNamed ? [] : (await controlRead(view, 'listNamespaces')).items.map((n: { name: string }) => n.name);
-    const merchantAccounts = (
-      await controlRead(view, 'listRecords', { params: { collection: 'merchant_accounts' }, query: { limit: 1000, offset: 0 } })
-    ).items.map((m: { id: string }) => m.id);
+    const merchantAccounts = await merchantAccountIds(view);
     const scenarios = (await controlRead(view, 'listScenarios')).items.map((s: { name: string }) => s.name);
     return (
       <>

@@ -1,4 +1,5 @@
 // What the Scenarios page reads through the control API, as its sections use it.
+import type { ActiveEntry } from '../../scenarios/activations.js';
 
 export interface ScenarioItem {
   name: string;
@@ -22,14 +23,8 @@ export interface ScenarioDetail extends ScenarioItem {
   };
 }
 
-export interface Activation {
-  merchant_account_id: string | null;
-  scenarios: string[];
-  ttl?: number;
-  expires_at?: string;
-  max_calls?: number;
-  calls?: number;
-}
+/** An activation as GET /_sandbox/scenarios/active shows it. */
+export type Activation = ActiveEntry;
 
 export interface ActiveBody {
   active: Activation[];

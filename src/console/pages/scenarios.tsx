@@ -6,7 +6,7 @@
 // /_sandbox/scenarios/{name}); the counters per merchant account.
 import type { Child } from 'hono/jsx';
 import { PageHeading } from '../layout.js';
-import { controlPath, controlRead } from '../read.js';
+import { controlPath, controlRead, merchantAccountIds } from '../read.js';
 import type { ConsolePage, ConsoleView } from '../types.js';
 import { ApiButton, Note, TableHead } from '../ui.js';
 import { ActiveSection } from './scenario-activation.js';
@@ -235,9 +235,7 @@ export const scenariosPage: ConsolePage = {
     for (const name of names) catalog.push(await controlRead(view, 'getScenario', { params: { name } }));
     const active: ActiveBody = await controlRead(view, 'getActiveScenarios');
     const nowMs = Date.parse((await controlRead(view, 'getClock')).now);
-    const merchantAccounts = (
-      await controlRead(view, 'listRecords', { params: { collection: 'merchant_accounts' }, query: { limit: 1000, offset: 0 } })
-    ).items.map((m: { id: string }) => m.id);
+    const merchantAccounts = await merchantAccountIds(view);
     const wanted = view.query.get('for') ?? '';
     const data: ScenarioData = { catalog, active, merchantAccounts, target: merchantAccounts.includes(wanted) ? wanted : '', nowMs };
     return (

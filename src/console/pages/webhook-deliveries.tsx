@@ -4,6 +4,7 @@
 // a part of its own, which the page's script reads again every 2 seconds while it is shown.
 import type { Child } from 'hono/jsx';
 import { ApiError } from '../../errors/api-error.js';
+import type { WebhookAttempt, WebhookDeliveryRecord } from '../../store/records.js';
 import { consolePath, controlPath, controlRead } from '../read.js';
 import type { ConsoleView } from '../types.js';
 import { ApiButton, Instant, JsonBlock, Note, TableHead } from '../ui.js';
@@ -11,33 +12,8 @@ import { ApiButton, Instant, JsonBlock, Note, TableHead } from '../ui.js';
 export const DELIVERY_OUTCOMES = ['pending', 'succeeded', 'failed', 'cancelled'];
 const PAGE_SIZE = 50;
 
-export interface Attempt {
-  number: number;
-  at: string;
-  wall_clock_at: string;
-  url: string;
-  status_code: number | null;
-  duration_ms: number;
-  error: string | null;
-  response_excerpt: string | null;
-  manual: boolean;
-}
-
-export interface Delivery {
-  id: string;
-  merchant_account_id: string;
-  subscription_id: string;
-  event_id: string;
-  event_name: string;
-  status: string;
-  attempts: Attempt[];
-  next_attempt_at: string | null;
-  error: string | null;
-  created_at: string;
-  updated_at: string;
-  event: unknown;
-  url: string | null;
-}
+/** A delivery as the control API shows it (deliveryView): the record without its body, the event parsed, where it goes now. */
+type Delivery = Omit<WebhookDeliveryRecord, 'body'> & { event: unknown; url: string | null };
 
 interface DeliveryList {
   items: Delivery[];
@@ -151,7 +127,7 @@ async function deliveryNamed(view: ConsoleView, id: string): Promise<Delivery | 
 }
 
 /** An attempt's outcome in a word: its status code, or "no answer" (refused, timed out, unreachable: the detail says which). */
-function attemptText(attempt: Attempt): string {
+function attemptText(attempt: WebhookAttempt): string {
   return attempt.status_code !== null ? String(attempt.status_code) : 'no answer';
 }
 

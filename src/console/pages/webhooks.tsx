@@ -5,7 +5,7 @@
 // delivery behaviour (GET/PUT/DELETE /_sandbox/webhooks/behaviour: delay, duplicate, reorder).
 import type { Child } from 'hono/jsx';
 import { PageHeading } from '../layout.js';
-import { consolePath, controlPath, controlRead } from '../read.js';
+import { consolePath, controlPath, controlRead, merchantAccountIds } from '../read.js';
 import type { ConsolePage, ConsoleView } from '../types.js';
 import { ApiButton, ApiForm, Field, Instant, Note, relative, Select, TableHead } from '../ui.js';
 import { DELIVERY_OUTCOMES, deliveriesPart } from './webhook-deliveries.js';
@@ -244,9 +244,7 @@ export const webhooksPage: ConsolePage = {
     const subscriptions: Subscription[] = (
       await controlRead(view, 'listRecords', { params: { collection: 'webhook_subscriptions' }, query: { limit: 1000, offset: 0, shape: 'stored' } })
     ).items;
-    const merchantAccounts = (
-      await controlRead(view, 'listRecords', { params: { collection: 'merchant_accounts' }, query: { limit: 1000, offset: 0 } })
-    ).items.map((m: { id: string }) => m.id);
+    const merchantAccounts = await merchantAccountIds(view);
     const data: WebhookData = { overview, subscriptions, merchantAccounts };
     return (
       <>
