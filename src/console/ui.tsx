@@ -138,10 +138,13 @@ export function Note(props: { children: Child }) {
   return <p class="note">{props.children}</p>;
 }
 
-/** An instant as the console shows it: RFC 3339 in UTC, the way the API writes it. */
+/** An instant's text as the console shows it: RFC 3339 in UTC, the way the API writes it, to the second. */
+export const instantText = (value: string) => value.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+
+/** An instant as the console shows it (instantText), machine-readable too. */
 export function Instant(props: { value: string | null | undefined }) {
   if (!props.value) return <span class="muted">none</span>;
-  return <time datetime={props.value}>{props.value.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time>;
+  return <time datetime={props.value}>{instantText(props.value)}</time>;
 }
 
 /** How far `toMs` is from `fromMs`, in the largest units: "in 3 h 20 min", "2 d ago". */

@@ -95,7 +95,7 @@ export function initScenarioForms(root: HTMLElement): void {
     textarea.focus();
     say(message);
   };
-  root.querySelector('#edit-preview')?.addEventListener('click', () => edit(preview.textContent ?? '', false, 'The definition is in the JSON editor.'));
+  root.querySelector('#edit-preview')?.addEventListener('click', () => edit(preview.textContent ?? '', false, 'The definition is in the JSON editor below.'));
   for (const button of root.querySelectorAll<HTMLButtonElement>('[data-edit-definition]')) {
     button.addEventListener('click', () => {
       const definition = JSON.parse(button.dataset.editDefinition as string);

@@ -20,7 +20,7 @@ function LimitsText(props: { a: Activation }) {
         </>
       ) : null}
       {a.ttl !== undefined && a.max_calls !== undefined ? '; ' : null}
-      {a.max_calls !== undefined ? `at most ${a.max_calls} calls, ${a.calls ?? 0} taken` : null})
+      {a.max_calls !== undefined ? `at most ${a.max_calls} call${a.max_calls === 1 ? '' : 's'}, ${a.calls ?? 0} taken` : null})
     </span>
   );
 }
@@ -31,40 +31,44 @@ export function ActiveSection(props: { view: ConsoleView; data: ScenarioData }) 
   const path = controlPath(view, '/scenarios/active');
   const targetId = data.target || null;
   return (
-    <section aria-labelledby="active-title" class="panel">
-      <h2 id="active-title">Active now</h2>
-      {active.length ? (
-        <ul id="active-scenarios">
-          {active.map((a) => (
-            <li>
-              For {targetLabel(a.merchant_account_id)}:{' '}
-              {a.scenarios.map((n) => (
-                <code>{n}</code>
-              ))}
-              <LimitsText a={a} />{' '}
-              <ApiButton
-                method="PUT"
-                path={path}
-                body={{ scenarios: [], merchant_account_id: a.merchant_account_id }}
-                done={`Scenarios deactivated for ${targetLabel(a.merchant_account_id)}.`}
-              >
-                Deactivate for {targetLabel(a.merchant_account_id)}
-              </ApiButton>
-            </li>
-          ))}
-        </ul>
-      ) : (
-        <Note>No scenario is active: requests are answered normally unless they name one (x-sandbox-scenario, Prefer: code=).</Note>
-      )}
-      <h3 id="activate-title">Activate with limits</h3>
-      <ActivateForm
-        view={view}
-        names={data.catalog.map((s) => s.name)}
-        current={active.find((a) => a.merchant_account_id === targetId)?.scenarios ?? []}
-        target={data.target}
-        targetText={targetLabel(targetId)}
-      />
-    </section>
+    <div class="pair">
+      <section aria-labelledby="active-title" class="panel">
+        <h2 id="active-title">Active now</h2>
+        {active.length ? (
+          <ul id="active-scenarios">
+            {active.map((a) => (
+              <li>
+                For {targetLabel(a.merchant_account_id)}:{' '}
+                {a.scenarios.map((n) => (
+                  <code>{n}</code>
+                ))}
+                <LimitsText a={a} />{' '}
+                <ApiButton
+                  method="PUT"
+                  path={path}
+                  body={{ scenarios: [], merchant_account_id: a.merchant_account_id }}
+                  done={`Scenarios deactivated for ${targetLabel(a.merchant_account_id)}.`}
+                >
+                  Deactivate for {targetLabel(a.merchant_account_id)}
+                </ApiButton>
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <Note>No scenario is active: requests are answered normally unless they name one (x-sandbox-scenario, Prefer: code=).</Note>
+        )}
+      </section>
+      <section aria-labelledby="activate-title" class="panel">
+        <h2 id="activate-title">Activate with limits</h2>
+        <ActivateForm
+          view={view}
+          names={data.catalog.map((s) => s.name)}
+          current={active.find((a) => a.merchant_account_id === targetId)?.scenarios ?? []}
+          target={data.target}
+          targetText={targetLabel(targetId)}
+        />
+      </section>
+    </div>
   );
 }
 

@@ -78,15 +78,25 @@ export function DefineSection(props: { view: ConsoleView }) {
         <span class="field-error" data-error-for="*" />
         <button type="submit">Define scenario</button>
       </ApiForm>
+    </section>
+  );
+}
+
+/** The form's definition as JSON while it is filled in, and an editor sending any definition as written. */
+export function DefinitionJsonSection(props: { view: ConsoleView }) {
+  const path = controlPath(props.view, '/scenarios');
+  return (
+    <section aria-labelledby="definition-json-title" class="panel">
+      <h2 id="definition-json-title">The definition as JSON</h2>
+      <p class="hint">What the form sends, written as it is filled in: the format of scenario files and of the control API.</p>
+      <section class="code" aria-label="The definition the form makes">
+        <pre class="json" id="definition-preview" tabindex={0} />
+      </section>
+      <button type="button" id="edit-preview">
+        Edit as JSON
+      </button>
       <details id="scenario-json">
-        <summary>The definition as JSON</summary>
-        <p class="hint">What the form above sends, as it is filled in: the format of scenario files and of the control API.</p>
-        <section class="code" aria-label="The definition the form makes">
-          <pre class="json" id="definition-preview" tabindex={0} />
-        </section>
-        <button type="button" id="edit-preview">
-          Edit as JSON
-        </button>
+        <summary>Write a definition as JSON</summary>
         <ApiForm
           method="POST"
           path={path}

@@ -10,7 +10,7 @@ import { controlPath, controlRead, merchantAccountIds } from '../read.js';
 import type { ConsolePage, ConsoleView } from '../types.js';
 import { ApiButton, Note, TableHead } from '../ui.js';
 import { ActiveSection } from './scenario-activation.js';
-import { DefineSection } from './scenario-forms.js';
+import { DefineSection, DefinitionJsonSection } from './scenario-forms.js';
 import { type Activation, type ActiveBody, type ScenarioData, type ScenarioDetail, type ScenarioItem, targetLabel } from './scenario-types.js';
 
 /** A step in a few words: what it does, and how often (the last step goes on for ever). */
@@ -212,12 +212,16 @@ function CountersSection(props: { view: ConsoleView; data: ScenarioData }) {
   );
 }
 
+/** Defining, beside the definition as JSON; what is active, beside activating with limits. */
 function Columns(props: { view: ConsoleView; data: ScenarioData }) {
   return (
-    <div class="columns">
-      <DefineSection view={props.view} />
+    <>
+      <div class="pair">
+        <DefineSection view={props.view} />
+        <DefinitionJsonSection view={props.view} />
+      </div>
       <ActiveSection view={props.view} data={props.data} />
-    </div>
+    </>
   );
 }
 

@@ -7,7 +7,7 @@ import { ApiError } from '../../errors/api-error.js';
 import type { WebhookAttempt, WebhookDeliveryRecord } from '../../store/records.js';
 import { consolePath, controlPath, controlRead } from '../read.js';
 import type { ConsoleView } from '../types.js';
-import { ApiButton, Instant, JsonBlock, Note, TableHead } from '../ui.js';
+import { ApiButton, Instant, instantText, JsonBlock, Note, TableHead } from '../ui.js';
 
 export const DELIVERY_OUTCOMES = ['pending', 'succeeded', 'failed', 'cancelled'];
 const PAGE_SIZE = 50;
@@ -75,7 +75,7 @@ function Deliveries(props: { view: ConsoleView; list: DeliveryList; offset: numb
                 {items.map((d) => (
                   <tr aria-selected={d.id === chosenId ? 'true' : undefined} data-delivery={d.id}>
                     <th scope="row">
-                      <a href={pageLink(view, { delivery: d.id })} aria-label={`Open the delivery of ${d.event_name} created ${d.created_at}`}>
+                      <a href={pageLink(view, { delivery: d.id })} aria-label={`${instantText(d.created_at)}: open the delivery of ${d.event_name}`}>
                         <Instant value={d.created_at} />
                       </a>
                     </th>
