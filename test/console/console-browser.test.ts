@@ -7,15 +7,14 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/logger.js';
 import { type RunningSandbox, startSandbox } from '../../src/start.js';
+import { CHROMIUM, hasChromium, launchChromium } from '../support/browser.js';
 import { WELL_KNOWN } from '../support/sandbox.js';
 import { Receiver } from '../webhooks/receiver.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`console-browser.test.ts: ${CHROMIUM} is absent, the browser tests of the console do not run (apt-get install chromium)`);
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -27,19 +26,7 @@ const quiet = () => createLogger({ logLevel: 'silent', logFormat: 'json' });
 
 async function launch(): Promise<Browser> {
   if (!existsSync(join(ROOT, 'dist/src/console/client/console.js'))) throw new Error('the console script is not built: run npm run build first');
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  return launchChromium();
 }
 
 /** A page that may only talk to 127.0.0.1, collecting what it tried elsewhere and its errors. */
