@@ -33,9 +33,9 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   const { validateResponses } = config;
 
   const firstSteps = [
-    requestId(), //                                           x-request-id in and out
+    requestId(deps.node), //                                   x-request-id in and out, x-sandbox-node out
     logRequests(deps.logger, deps.stats), //                    a line per 4xx/5xx (info) or request (debug), with its id
-    corsForBrowsers(['x-request-id', 'retry-after', 'x-sandbox-scenario']), // browser SDKs (Embed) call it too
+    corsForBrowsers(['x-request-id', 'retry-after', 'x-sandbox-scenario', 'x-sandbox-node']), // browser SDKs (Embed) call it too
   ];
   const everyRequest = [...firstSteps, limitBodySize(config.bodyLimitBytes)]; // 413 before a large body is buffered
   const namespace = selectNamespace(deps.namespaces); //     /ns/{name}/ prefix or x-sandbox-namespace

@@ -13,10 +13,12 @@ import type { AdminDeps, AdminHandlerMap } from './admin/types.js';
 import { TokenCache } from './auth/verify-token.js';
 import { defaultConfig, type SandboxConfig } from './config.js';
 import { OperationRouter } from './http/operation-router.js';
+import type { NodeName } from './http/request-id.js';
 import { JournalFeed } from './journal/feed.js';
 import { journalKind } from './journal/journal.js';
 import { PendingJournals } from './journal/pending.js';
 import { createLogger } from './logging/logger.js';
+import { RequestMetrics } from './logging/metrics.js';
 import type { RequestStats } from './logging/request-log.js';
 import { NamespaceRegistry } from './namespace/registry.js';
 import { apiHandlers } from './resources/index.js';
@@ -63,8 +65,10 @@ export interface SandboxDeps {
   pendingJournals: PendingJournals;
   /** Followers of the live journal: ended on close, or their streams would hold the server open. */
   journalFeed: JournalFeed;
-  /** Counters for the shutdown summary. */
+  /** Counters for the shutdown summary and GET /_sandbox/metrics. */
   stats: RequestStats;
+  /** This process's id (x-sandbox-node): --node-id, else host:port once it listens (start.ts). */
+  node: NodeName;
   tokenCache: TokenCache;
   services: HandlerServices;
   /** Event catalog, delivery transport and options shared by every namespace's webhooks; close() stops them. */
@@ -129,6 +133,8 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     onCapReached: capWarning(logger, config),
   });
   const version = packageVersion();
+  const stats: RequestStats = { requests: 0, metrics: new RequestMetrics() };
+  const node: NodeName = { id: config.nodeId ?? '' };
   const adminDeps: AdminDeps = {
     version,
     seed: config.seed,
@@ -138,6 +144,10 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     apiSpec: api.spec,
     journalFeed,
     webhooks,
+    dataFile: config.dataFile,
+    stats,
+    node,
+    cluster: null,
   };
   return {
     config,
@@ -150,7 +160,8 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     fixtureSource,
     pendingJournals,
     journalFeed,
-    stats: { requests: 0 },
+    stats,
+    node,
     tokenCache: new TokenCache(),
     services: await sandboxServices(),
     webhooks,

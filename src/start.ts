@@ -62,6 +62,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
   const watcher = deps.config.watch ? watchSources(deps, deps.logger) : null; // --watch: reload fixtures (and scenarios)
   const portOf = (server: ServerType) => (server.address() as AddressInfo).port;
   const url = urlOf(config.host, portOf(servers[0]), mainPortTls(config));
+  deps.node.id ||= `${config.host.includes(':') ? `[${config.host}]` : config.host}:${portOf(servers[0])}`; // x-sandbox-node without --node-id
   const httpsUrl = mainPortTls(config) ? url : servers[1] ? urlOf(config.host, portOf(servers[1]), true) : null;
   return {
     url,

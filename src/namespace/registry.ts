@@ -135,7 +135,7 @@ export class NamespaceRegistry {
 
   reset(name: string): void {
     // A file-backed store writes the fixtures out as its own; a memory store shares them again.
-    this.admit(name).reset((store) => (store.persistent ? store.replaceAll(this.options.fixtures()) : store.shareAll(this.template())));
+    this.admit(name).reset((store) => (store.keepsOwnRecords ? store.replaceAll(this.options.fixtures()) : store.shareAll(this.template())));
   }
 
   delete(name: string): boolean {
