@@ -11,6 +11,7 @@ import { adminHandlers } from './admin/index.js';
 import { dataFileRecordCheck } from './admin/snapshot.js';
 import type { AdminDeps, AdminHandlerMap } from './admin/types.js';
 import { TokenCache } from './auth/verify-token.js';
+import { Cluster } from './cluster/cluster.js';
 import { defaultConfig, type SandboxConfig } from './config.js';
 import { OperationRouter } from './http/operation-router.js';
 import type { NodeName } from './http/request-id.js';
@@ -69,6 +70,8 @@ export interface SandboxDeps {
   stats: RequestStats;
   /** This process's id (x-sandbox-node): --node-id, else host:port once it listens (start.ts). */
   node: NodeName;
+  /** With --store redis://: this node of the shared sandbox (joins once listening: start.ts); null for one process. */
+  cluster: Cluster | null;
   tokenCache: TokenCache;
   services: HandlerServices;
   /** Event catalog, delivery transport and options shared by every namespace's webhooks; close() stops them. */
@@ -106,6 +109,10 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const fixtures = () => fixtureSource.fixtures();
   // With a data file the default namespace keeps its own records there; in memory it shares the fixtures like any other.
   // A data file loads only when every record passes the checks of a snapshot import.
+  if (config.store !== 'memory' && config.dataFile)
+    throw new Error('--data-file and --store redis:// do not go together: with Redis every namespace is kept there');
+  // A shared sandbox connects first: an unreachable Redis stops the start, naming its address.
+  const cluster = config.store === 'memory' ? null : await Cluster.connect(config, logger);
   const checkRecord = dataFileRecordCheck(adminServed.spec.compiler);
   const defaultStore = config.dataFile ? await Store.open(fixtures, { file: config.dataFile, fsync: config.fsync, checkRecord }) : null;
   // What every namespace keeps besides its records and clock (namespace/part.ts).
@@ -131,7 +138,9 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     idleMs: config.namespaceIdleSeconds * 1000,
     parts,
     onCapReached: capWarning(logger, config),
+    shared: cluster?.registryHooks(),
   });
+  cluster?.attach(namespaces);
   const version = packageVersion();
   const stats: RequestStats = { requests: 0, metrics: new RequestMetrics() };
   const node: NodeName = { id: config.nodeId ?? '' };
@@ -147,7 +156,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     dataFile: config.dataFile,
     stats,
     node,
-    cluster: null,
+    cluster,
   };
   return {
     config,
@@ -162,6 +171,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     journalFeed,
     stats,
     node,
+    cluster,
     tokenCache: new TokenCache(),
     services: await sandboxServices(),
     webhooks,

@@ -16,7 +16,8 @@ function collected(name: string, help: string, type: 'counter' | 'gauge' | 'hist
 }
 
 async function registryOf(deps: AdminDeps): Promise<Registry> {
-  const prom: PromClient = await import('prom-client');
+  const loaded = (await import('prom-client')) as PromClient & { default?: PromClient };
+  const prom = loaded.Registry ? loaded : (loaded.default as PromClient); // CommonJS, however the bundle loads it
   const registry = new prom.Registry();
   prom.collectDefaultMetrics({ register: registry, prefix: 'payments_sandbox_' });
   const metric = (m: ReturnType<typeof collected>) => registry.registerMetric(m as never);
@@ -79,6 +80,7 @@ export const metricsHandlers: AdminHandlerMap = {
     if (!registry) {
       registry = registryOf(deps);
       registries.set(deps, registry);
+      registry.catch(() => registries.delete(deps));
     }
     const text = await (await registry).metrics();
     return { response: new Response(text, { status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } }) };

@@ -52,6 +52,8 @@ export interface ClusterControl {
   listNamespaces(): Promise<NamespaceItem[]>;
   /** Resets every namespace of every node; returns their names. */
   resetAll(clearJournal: boolean): Promise<string[]>;
+  /** Drops a namespace wherever it lives (its state in Redis too); false when there is none of that name. */
+  dropNamespace(name: string): Promise<boolean>;
   /** Gauges and counters for GET /_sandbox/metrics. */
   metrics(): { owned: number; storeRoundTrips: number; storeFailures: number; leaseChanges: Record<'acquired' | 'released' | 'lost', number> };
 }
