@@ -52,6 +52,8 @@ export class RedisPersistence extends GroupCommit implements Persistence {
     loaded: { gen: number; logLength: number; logChars: number; snapChars: number } = { gen: 0, logLength: 0, logChars: 0, snapChars: 0 },
   ) {
     super();
+    this.retryDelayMs = 250;
+    this.readsWaitAfterFailure = false;
     this.gen = loaded.gen;
     this.logLength = loaded.logLength;
     this.logChars = loaded.logChars;
@@ -79,7 +81,16 @@ export class RedisPersistence extends GroupCommit implements Persistence {
   }
 
   protected override compactionDue(): boolean {
+    if (this.lease.lost) return false;
     return this.logLength > COMPACT_ENTRIES || this.logChars > Math.max(MIN_COMPACT_CHARS, this.snapChars / 2);
+  }
+
+  /** Nothing more is written under a lost lease: what is pending is dropped (never acknowledged), and the requests waiting get a 503. */
+  private abandon(): never {
+    this.clearPending();
+    this.snapshotDue = false;
+    this.partsDue = null;
+    throw notOwned(this.lease.name);
   }
 
   protected flushNeeded(): boolean {
@@ -135,7 +146,7 @@ export class RedisPersistence extends GroupCommit implements Persistence {
   }
 
   private async call(name: 'stateAppend' | 'stateSnapshot', keys: string[], args: string[]): Promise<unknown> {
-    if (this.lease.lost) throw notOwned(this.lease.name);
+    if (this.lease.lost) return this.abandon();
     this.counters.roundTrips++;
     try {
       return await this.redis.run(name, keys, args);
@@ -143,7 +154,7 @@ export class RedisPersistence extends GroupCommit implements Persistence {
       this.counters.failures++;
       if (isFenced(err)) {
         this.onFenced(this.lease);
-        throw notOwned(this.lease.name);
+        return this.abandon();
       }
       // Redis may or may not have it: only a snapshot (what memory holds) can follow.
       this.snapshotDue = true;

@@ -154,6 +154,7 @@ export async function connectRedis(url: string, timeoutMs = 3_000): Promise<Sand
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: timeoutMs,
+    commandTimeout: 2_000, // a Redis that stopped answering fails the request instead of holding it
     retryStrategy: (times) => Math.min(50 * times, 500),
   });
   client.on('error', () => undefined); // reported through failed commands and health; ioredis reconnects

@@ -62,6 +62,16 @@ export abstract class GroupCommit {
   /** The write in progress (never rejects); null when idle. */
   private writing: Promise<void> | null = null;
   private immediate: NodeJS.Immediate | null = null;
+  private retry: NodeJS.Timeout | null = null;
+  /** After a failed write, how long before the next is tried unless someone waits (0: at once; a store over the network waits). */
+  protected retryDelayMs = 0;
+  /**
+   * Whether an answer without changes of its own waits for the snapshot due after a failed write (a
+   * data file: yes, it may show what is not written). A shared sandbox's reads do not: while Redis
+   * is unreachable they are served from memory (README, Running a shared sandbox).
+   */
+  protected readsWaitAfterFailure = true;
+  private failing = false;
 
   /** Writes `pending` (or a snapshot when due or needed); throws when that failed. */
   protected abstract writeDue(): Promise<void>;
@@ -135,7 +145,7 @@ export abstract class GroupCommit {
    * own changes still waits: it may show changes that write holds, and must not show what may be lost.
    */
   whenDurable(): Promise<void> | undefined {
-    if (this.pendingAwaited || this.snapshotDue) return (this.next ??= waiters()).promise;
+    if (this.pendingAwaited || (this.snapshotDue && (this.readsWaitAfterFailure || !this.failing))) return (this.next ??= waiters()).promise;
     if (this.writing && this.writingAwaited) return (this.inFlight ??= waiters()).promise;
     return undefined;
   }
@@ -166,7 +176,21 @@ export abstract class GroupCommit {
   /** A write at the end of this turn of the event loop, so the changes of every request handled in it go in one write. */
   protected schedule(): void {
     if (this.immediate !== null || this.writing !== null) return; // the write in progress schedules the next when it ends
+    if (this.retry !== null) {
+      clearTimeout(this.retry);
+      this.retry = null;
+    }
     this.immediate = setImmediate(this.writeScheduled);
+  }
+
+  /** The next try after a failed write, later (nobody waits for it yet: a new change or a waiting request brings it forward). */
+  private scheduleRetry(): void {
+    if (this.retry !== null || this.immediate !== null) return;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      this.schedule();
+    }, this.retryDelayMs);
+    this.retry.unref();
   }
 
   private readonly writeScheduled = (): void => {
@@ -191,6 +215,7 @@ export abstract class GroupCommit {
     const run = this.write(kind);
     this.writing = run.then(() => undefined);
     const failure = await run;
+    this.failing = failure !== null;
     // Idle again before anyone is released: a released request asking whenDurable() gets nothing to wait for.
     this.writing = null;
     const settled = this.inFlight;
@@ -198,7 +223,9 @@ export abstract class GroupCommit {
     if (!failure) settled?.resolve();
     else if (settled) settled.reject(failure);
     else if (kind === 'due') this.unheardFailure(failure);
-    if (this.hasWork()) this.schedule();
+    if (failure && this.retryDelayMs > 0 && this.next === null) {
+      if (this.hasWork()) this.scheduleRetry();
+    } else if (this.hasWork()) this.schedule();
     return failure;
   }
 
