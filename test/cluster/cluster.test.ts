@@ -6,12 +6,12 @@
 // new owners; a fourth node takes only namespaces the ring gives it, with their state.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenFor, WELL_KNOWN } from '../support/sandbox.js';
-import { LEASE_MS, type Proxy, type RedisServer, redisCli, type SandboxNode, sleep, startNode, startProxy, startRedis, waitFor } from './support.js';
+import { type HaProxy, LEASE_MS, type RedisServer, redisCli, type SandboxNode, sleep, startNode, startProxy, startRedis, waitFor } from './support.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 let redis: RedisServer;
 let nodes: SandboxNode[] = [];
-let proxy: Proxy;
+let proxy: HaProxy;
 let auth: Record<string, string>;
 
 beforeAll(async () => {

@@ -165,7 +165,7 @@ export async function startNode(redis: RedisServer, id: string, extra: string[] 
   };
 }
 
-export interface Proxy {
+export interface HaProxy {
   url: string;
   /** Runs it again with this node list (a node added or removed), on the same port. */
   reload(nodes: SandboxNode[]): Promise<void>;
@@ -183,7 +183,7 @@ export function proxyConfig(port: number, nodes: SandboxNode[]): string {
   return config;
 }
 
-export async function startProxy(nodes: SandboxNode[]): Promise<Proxy> {
+export async function startProxy(nodes: SandboxNode[]): Promise<HaProxy> {
   const program = requireProgram('haproxy', 'haproxy');
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-haproxy-'));
   const port = await freePort();
