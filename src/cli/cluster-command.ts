@@ -14,8 +14,7 @@ export async function runClusterCommand(argv: readonly string[], env: NodeJS.Pro
   );
   if (help) return CLUSTER_HELP;
   const store = values.filter(([name]) => name === 'store').pop()?.[1] ?? env.SANDBOX_STORE;
-  if (!store?.startsWith('redis://'))
-    throw new UsageError('cluster needs --store redis://HOST:PORT (or SANDBOX_STORE): the Redis of the shared sandbox');
+  if (!store?.startsWith('redis://')) throw new UsageError('cluster needs --store redis://HOST:PORT (or SANDBOX_STORE): the Redis of the shared sandbox');
   const view = await readClusterView(store);
   if (json) return `${JSON.stringify(view, null, 2)}\n`;
   const lines = [
