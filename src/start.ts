@@ -64,7 +64,16 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
   const portOf = (server: ServerType) => (server.address() as AddressInfo).port;
   const url = urlOf(config.host, portOf(servers[0]), mainPortTls(config));
   deps.node.id ||= `${config.host.includes(':') ? `[${config.host}]` : config.host}:${portOf(servers[0])}`; // x-sandbox-node without --node-id
-  await deps.cluster?.start(deps.node.id, url); // a shared sandbox: joins the cluster under that id
+  if (deps.cluster) {
+    try {
+      await deps.cluster.start(deps.node.id, url); // a shared sandbox: joins the cluster under that id
+    } catch (err) {
+      watcher?.close();
+      await Promise.all(servers.map(closeServer));
+      await deps.cluster.close();
+      throw err;
+    }
+  }
   const httpsUrl = mainPortTls(config) ? url : servers[1] ? urlOf(config.host, portOf(servers[1]), true) : null;
   return {
     url,

@@ -85,6 +85,7 @@ export class Cluster implements ClusterControl {
   async start(nodeId: string, url: string): Promise<void> {
     this.nodeId = nodeId;
     this.url = url;
+    await this.claimNodeId();
     const subscriber = this.redis.client.duplicate();
     subscriber.on('error', () => undefined);
     if (subscriber.status === 'wait') await subscriber.connect();
@@ -101,6 +102,22 @@ export class Cluster implements ClusterControl {
       { event: 'cluster', node: nodeId, store: this.redis.address, lease_ms: this.config.leaseMs },
       `node ${nodeId} joined the shared sandbox at ${this.redis.address}`,
     );
+  }
+
+  /**
+   * Two live processes under one id would both believe they hold its leases: the id's key must be
+   * free (a node killed a moment ago frees it within a lease; a start waits that long, then fails).
+   */
+  private async claimNodeId(): Promise<void> {
+    const until = performance.now() + this.config.leaseMs + 500;
+    const value = `${process.pid}@${this.url}`;
+    for (;;) {
+      if ((await this.redis.client.set(KEYS.alive(this.nodeId), value, 'PX', this.config.leaseMs, 'NX')) === 'OK') return;
+      if (performance.now() > until) {
+        throw new Error(`node id ${this.nodeId} is in use by a live node of the shared sandbox at ${this.redis.address}: give each node its own --node-id`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   private async heartbeat(): Promise<void> {

@@ -60,6 +60,10 @@ describe('a graceful stop and payments-sandbox cluster', () => {
       expect(view.namespaces).toEqual([
         { name: 'handed', node: 'node1', epoch: 1, lease_ms_left: expect.any(Number), log_entries: 1, snapshot_bytes: 0, journal_entries: expect.any(Number) },
       ]);
+      // A second process under a live node's id would think it holds that node's leases: refused.
+      const twin = cli('--port', '0', '--store', redis.url, '--node-id', 'node1', '--lease-ms', '1500');
+      expect(twin.status).toBe(1);
+      expect(twin.stderr).toContain(`node id node1 is in use by a live node of the shared sandbox at ${redis.url}: give each node its own --node-id`);
       const text = cli('cluster', '--store', redis.url).stdout;
       expect(text).toContain(`shared sandbox at ${redis.url}: 2 node(s) alive, 1 namespace(s)`);
       expect(text).toMatch(/ {2}handed {2}node1 {2}epoch 1 {2}\d+ ms left {2}log 1/);
