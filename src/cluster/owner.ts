@@ -16,7 +16,7 @@ import type { NamespaceRegistry } from '../namespace/registry.js';
 import { Store } from '../store/store.js';
 import { KEYS, nsKeys, type SandboxRedis } from './redis.js';
 import { type LeaseHandle, RedisPersistence, type StoreCounters } from './redis-persistence.js';
-import { applyParts, decodeNamespace, partsOf, type StoredNamespace } from './state-codec.js';
+import { applyParts, decodeNamespace, packRecords, partsOf, type StoredNamespace } from './state-codec.js';
 
 export interface Owned extends LeaseHandle {
   epoch: number;
@@ -28,9 +28,10 @@ export interface Owned extends LeaseHandle {
   /** A request used it since the last volatile write. */
   touched: boolean;
   persistence: RedisPersistence | null;
-  /** The journal's last id and generation written to Redis. */
+  /** The journal's last id and generation written to Redis, and how many entries its chunks hold there. */
   journalSent: number;
   journalGeneration: number;
+  journalInRedis: number;
   /** The volatile parts last written (without their time). */
   volatileSent: string;
 }
@@ -143,6 +144,7 @@ export class Ownership {
       persistence: null,
       journalSent: 0,
       journalGeneration: 0,
+      journalInRedis: 0,
       volatileSent: '',
     };
     if (current) this.drop(current);
@@ -201,6 +203,7 @@ export class Ownership {
     const journal = ns.part(JOURNAL);
     owned.journalSent = journal.lastId;
     owned.journalGeneration = journal.generation;
+    owned.journalInRedis = decoded.journal?.records.length ?? 0;
   }
 
   /** The store of a namespace created on this node (registry.admit): it writes under this node's lease, or refuses when there is none. */
@@ -365,8 +368,12 @@ export class Ownership {
     const ns = this.registry.peek(owned.name);
     if (!ns || owned.lost) return;
     const journal = ns.existingPart(JOURNAL);
-    const cleared = journal !== undefined && journal.generation !== owned.journalGeneration;
-    const records = journal ? journal.recordsAfter(cleared ? 0 : owned.journalSent) : [];
+    let records = journal ? journal.recordsAfter(owned.journalSent) : [];
+    // Cleared or imported since, or its chunks in Redis hold twice what it keeps: written again whole.
+    const cleared =
+      journal !== undefined &&
+      (journal.generation !== owned.journalGeneration || owned.journalInRedis + records.length > 2 * Math.max(1, this.options.journalSize));
+    if (cleared && journal) records = journal.recordsAfter(0);
     const gen = owned.persistence?.gen ?? 0;
     const volatile = JSON.stringify({ gen, parts: partsOf(ns) });
     const changed = volatile !== owned.volatileSent;
@@ -381,7 +388,8 @@ export class Ownership {
       await this.options.redis.run(
         'volatileWrite',
         [keys.lease, keys.volatile, keys.journal, keys.journalMeta],
-        [owned.holder, text, meta, cleared ? '1' : '0', this.options.journalSize, ...records],
+        // Packed now, synchronously: the journal's views are valid until its next entry.
+        [owned.holder, text, meta, cleared ? '1' : '0', records.length ? packRecords(records) : ''],
       );
     } catch (err) {
       this.counters.failures++;
@@ -390,6 +398,7 @@ export class Ownership {
     owned.volatileSent = volatile;
     owned.journalSent = lastId;
     owned.journalGeneration = generation;
+    owned.journalInRedis = (cleared ? 0 : owned.journalInRedis) + records.length;
   }
 
   private async redisCall<T>(call: () => Promise<T>): Promise<T> {

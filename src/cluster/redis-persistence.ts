@@ -54,6 +54,7 @@ export class RedisPersistence extends GroupCommit implements Persistence {
     super();
     this.retryDelayMs = 250;
     this.readsWaitAfterFailure = false;
+    this.incidentalDelayMs = 1_000; // last_used_at: a kill -9 may lose its last second, as with a data file its last value
     this.gen = loaded.gen;
     this.logLength = loaded.logLength;
     this.logChars = loaded.logChars;

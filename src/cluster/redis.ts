@@ -89,17 +89,14 @@ return 0`,
   },
   /**
    * KEYS lease, volatile, journal, journal-meta; ARGV holder, volatile JSON ('' unchanged), journal
-   * meta JSON, clear journal (1/0), most entries kept, then the new journal entries.
+   * meta JSON, clear the journal first (1/0), then the new journal entries packed in one chunk ('' none).
    */
   volatileWrite: {
     numberOfKeys: 4,
     lua: `${CHECK_LEASE}
 if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2]) end
 if ARGV[4] == '1' then redis.call('DEL', KEYS[3]) end
-if #ARGV > 5 then
-  for i = 6, #ARGV, 1000 do redis.call('RPUSH', KEYS[3], unpack(ARGV, i, math.min(i + 999, #ARGV))) end
-  redis.call('LTRIM', KEYS[3], -tonumber(ARGV[5]), -1)
-end
+if ARGV[5] ~= '' then redis.call('RPUSH', KEYS[3], ARGV[5]) end
 redis.call('SET', KEYS[4], ARGV[3])
 return 0`,
   },

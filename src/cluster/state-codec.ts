@@ -60,6 +60,32 @@ export interface StoredNamespace {
   registered: boolean;
 }
 
+/** Journal entries packed in one buffer, each behind its length (4 bytes): one list element per write. */
+export function packRecords(records: readonly Buffer[]): Buffer {
+  let length = 0;
+  for (const record of records) length += 4 + record.length;
+  const packed = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const record of records) {
+    packed.writeUInt32LE(record.length, at);
+    record.copy(packed, at + 4);
+    at += 4 + record.length;
+  }
+  return packed;
+}
+
+export function unpackRecords(chunks: readonly Buffer[]): Buffer[] {
+  const records: Buffer[] = [];
+  for (const chunk of chunks) {
+    for (let at = 0; at + 4 <= chunk.length; ) {
+      const length = chunk.readUInt32LE(at);
+      records.push(chunk.subarray(at + 4, at + 4 + length));
+      at += 4 + length;
+    }
+  }
+  return records;
+}
+
 /** The parts of a namespace but its journal (which follows on its own), as exported now. */
 export function partsOf(ns: Namespace): Record<string, unknown> {
   return ns.exportParts([JOURNAL.name]);
@@ -131,7 +157,7 @@ export function decodeNamespace(stored: StoredNamespace, template: Store, seed: 
     own: data.collections,
     parts,
     volatile: stored.volatile ? (JSON.parse(stored.volatile) as VolatileState) : null,
-    journal: stored.journalMeta ? { records: stored.journal, meta: JSON.parse(stored.journalMeta) as JournalMeta } : null,
+    journal: stored.journalMeta ? { records: unpackRecords(stored.journal), meta: JSON.parse(stored.journalMeta) as JournalMeta } : null,
     logLength: stored.log.length,
     logChars,
     snapChars: stored.snap?.length ?? 0,

@@ -392,14 +392,15 @@ export class Journal implements NamespacePart {
   }
 
   /**
-   * Copies of the encoded entries newer than `id`, oldest first (a shared sandbox sends them to
-   * Redis as they are, a few times a second: no decoding, no JSON).
+   * The encoded entries newer than `id`, oldest first, as views of the journal's buffer: valid
+   * until the next entry is added, so copy them at once (a shared sandbox sends them to Redis as
+   * they are, a few times a second: no decoding, no JSON).
    */
   recordsAfter(id: number): Buffer[] {
     const count = this.ring.count;
     const first = Math.max(0, count - (this.seq - id));
     const out: Buffer[] = [];
-    for (let i = first; i < count; i++) out.push(Buffer.from(this.ring.record(i)));
+    for (let i = first; i < count; i++) out.push(this.ring.record(i));
     return out;
   }
 

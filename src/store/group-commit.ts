@@ -71,6 +71,13 @@ export abstract class GroupCommit {
    * is unreachable they are served from memory (README, Running a shared sandbox).
    */
   protected readsWaitAfterFailure = true;
+  /**
+   * How long a batch of incidental changes only (a key pair's last_used_at, which every
+   * authenticated request moves) may wait for company before it is written (0: the end of the turn,
+   * as any change). A store over the network gathers them, so reads cost no round trip of their own.
+   */
+  protected incidentalDelayMs = 0;
+  private incidentalTimer: NodeJS.Timeout | null = null;
   private failing = false;
 
   /** Writes `pending` (or a snapshot when due or needed); throws when that failed. */
@@ -114,7 +121,18 @@ export abstract class GroupCommit {
     if (at === undefined) this.pendingPuts.set(key, this.pending.push({ c: collection, put: row }) - 1);
     else if ('ins' in this.pending[at]) (this.pending[at] as { ins: { id: string } }).ins = row;
     else (this.pending[at] as { put: { id: string } }).put = row;
-    this.schedule();
+    if (incidental && this.incidentalDelayMs > 0) this.scheduleIncidental();
+    else this.schedule();
+  }
+
+  /** Incidental changes alone: written within incidentalDelayMs, or sooner with the next change that is awaited. */
+  private scheduleIncidental(): void {
+    if (this.immediate !== null || this.writing !== null || this.incidentalTimer !== null || this.retry !== null) return;
+    this.incidentalTimer = setTimeout(() => {
+      this.incidentalTimer = null;
+      this.schedule();
+    }, this.incidentalDelayMs);
+    this.incidentalTimer.unref();
   }
 
   private del(collection: string, id: string): void {
@@ -195,8 +213,17 @@ export abstract class GroupCommit {
 
   private readonly writeScheduled = (): void => {
     this.immediate = null;
+    if (this.incidentalTimer !== null) {
+      clearTimeout(this.incidentalTimer);
+      this.incidentalTimer = null;
+    }
     if (this.writing === null && this.hasWork()) void this.exclusive('due');
   };
+
+  /** Pending changes none of which an answer waits for, with nothing else due (they may wait for company). */
+  private onlyIncidentalPending(): boolean {
+    return this.incidentalDelayMs > 0 && this.pending.length > 0 && !this.pendingAwaited && !this.snapshotDue && this.next === null && !this.compactionDue();
+  }
 
   private hasWork(): boolean {
     return this.pending.length > 0 || this.snapshotDue || this.next !== null || this.compactionDue();
@@ -225,7 +252,8 @@ export abstract class GroupCommit {
     else if (kind === 'due') this.unheardFailure(failure);
     if (failure && this.retryDelayMs > 0 && this.next === null) {
       if (this.hasWork()) this.scheduleRetry();
-    } else if (this.hasWork()) this.schedule();
+    } else if (this.onlyIncidentalPending()) this.scheduleIncidental();
+    else if (this.hasWork()) this.schedule();
     return failure;
   }
 
