@@ -28,10 +28,12 @@ export interface Owned extends LeaseHandle {
   /** A request used it since the last volatile write. */
   touched: boolean;
   persistence: RedisPersistence | null;
-  /** The journal's last id and generation written to Redis, and how many entries its chunks hold there. */
+  /** The journal's last id and generation written to Redis, how many entries and bytes its chunks hold there, and when they were last sent. */
   journalSent: number;
   journalGeneration: number;
   journalInRedis: number;
+  journalBytesInRedis: number;
+  journalShippedAt: number;
   /** The volatile parts last written (without their time). */
   volatileSent: string;
 }
@@ -47,6 +49,15 @@ export interface OwnershipOptions {
   log(level: 'info' | 'warn', fields: Record<string, unknown>, message: string): void;
 }
 
+/**
+ * The journal follows in Redis within JOURNAL_BYTES_PER_S per node: a node answering thousands of
+ * requests a second would otherwise send every entry (2 KB and more each), tens of MB a second,
+ * which costs its answers a third of their speed. Past the budget a namespace's new entries wait,
+ * at most JOURNAL_MAX_DEFER_MS, and are then sent (the newest the journal still holds).
+ */
+const JOURNAL_BYTES_PER_S = 4 * 1024 * 1024;
+export const JOURNAL_MAX_DEFER_MS = 5_000;
+
 /** A namespace taken less than this long ago is not handed over yet (two proxies briefly disagreeing must not bounce it). */
 const MIN_HOLD_MS = 300;
 /** While waiting for an owner to hand over, it is asked again this often. */
@@ -60,6 +71,9 @@ export class Ownership {
   private readonly acquiring = new Map<string, Promise<void>>();
   private readonly waiting = new Map<string, Set<() => void>>();
   private readonly persistenceOf = new WeakMap<Store, RedisPersistence>();
+  /** Bytes of journal this node may still send now (refilled at JOURNAL_BYTES_PER_S, at most a second's worth). */
+  private journalBudget = JOURNAL_BYTES_PER_S;
+  private journalBudgetAt = performance.now();
   private readonly margin: number;
   /** Most time a request waits for a namespace to become this node's. */
   readonly waitMs: number;
@@ -145,6 +159,8 @@ export class Ownership {
       journalSent: 0,
       journalGeneration: 0,
       journalInRedis: 0,
+      journalBytesInRedis: 0,
+      journalShippedAt: performance.now(),
       volatileSent: '',
     };
     if (current) this.drop(current);
@@ -204,6 +220,7 @@ export class Ownership {
     owned.journalSent = journal.lastId;
     owned.journalGeneration = journal.generation;
     owned.journalInRedis = decoded.journal?.records.length ?? 0;
+    owned.journalBytesInRedis = decoded.journal?.records.reduce((n, r) => n + r.length, 0) ?? 0;
   }
 
   /** The store of a namespace created on this node (registry.admit): it writes under this node's lease, or refuses when there is none. */
@@ -274,7 +291,7 @@ export class Ownership {
     owned.leaving = true;
     try {
       await owned.persistence?.sync().catch(() => undefined);
-      await this.writeVolatile(owned).catch(() => undefined);
+      await this.writeVolatile(owned, true).catch(() => undefined);
       await this.options.redis.run('leaseRelease', [nsKeys(name).lease], [owned.holder]).catch(() => undefined);
     } finally {
       this.drop(owned);
@@ -364,32 +381,52 @@ export class Ownership {
     }
   }
 
-  private async writeVolatile(owned: Owned): Promise<void> {
+  /** `force`: the whole journal now, whatever the budget (a handover, a stop). */
+  private async writeVolatile(owned: Owned, force = false): Promise<void> {
     const ns = this.registry.peek(owned.name);
     if (!ns || owned.lost) return;
     const journal = ns.existingPart(JOURNAL);
     let records = journal ? journal.recordsAfter(owned.journalSent) : [];
+    let bytes = sizeOf(records);
+    const regenerated = journal !== undefined && journal.generation !== owned.journalGeneration;
     // Cleared or imported since, or its chunks in Redis hold twice what it keeps: written again whole.
-    const cleared =
+    const oversized =
       journal !== undefined &&
-      (journal.generation !== owned.journalGeneration || owned.journalInRedis + records.length > 2 * Math.max(1, this.options.journalSize));
-    if (cleared && journal) records = journal.recordsAfter(0);
+      (owned.journalInRedis + records.length > 2 * Math.max(1, this.options.journalSize) ||
+        owned.journalBytesInRedis + bytes > 2 * Math.max(1 << 20, journal.allocatedBytes));
+    let cleared = regenerated || oversized;
+    if (cleared && journal) {
+      records = journal.recordsAfter(0);
+      bytes = sizeOf(records);
+    }
+    const now = performance.now();
+    this.journalBudget = Math.min(JOURNAL_BYTES_PER_S, this.journalBudget + ((now - this.journalBudgetAt) / 1000) * JOURNAL_BYTES_PER_S);
+    this.journalBudgetAt = now;
+    if (!force && !regenerated && bytes > this.journalBudget && now - owned.journalShippedAt < JOURNAL_MAX_DEFER_MS) {
+      records = []; // over the budget: these entries wait (the counters below still go)
+      bytes = 0;
+      cleared = false;
+      owned.touched = true;
+    }
+    this.journalBudget -= bytes;
     const gen = owned.persistence?.gen ?? 0;
     const volatile = JSON.stringify({ gen, parts: partsOf(ns) });
     const changed = volatile !== owned.volatileSent;
     if (!changed && records.length === 0 && !cleared) return;
     const keys = nsKeys(owned.name);
-    const meta = JSON.stringify({ last_id: journal?.lastId ?? 0, dropped: journal?.dropped ?? 0 });
+    // What was sent: the newest id only when the entries went (deferred ones are sent later).
+    const lastId = records.length > 0 || cleared ? (journal?.lastId ?? 0) : owned.journalSent;
+    const meta = JSON.stringify({ last_id: lastId, dropped: journal?.dropped ?? 0 });
     const text = changed ? `${volatile.slice(0, -1)},"at":"${new Date().toISOString()}"}` : '';
-    const lastId = journal?.lastId ?? 0;
     const generation = journal?.generation ?? 0;
     this.counters.roundTrips++;
     try {
-      await this.options.redis.run(
-        'volatileWrite',
-        [keys.lease, keys.volatile, keys.journal, keys.journalMeta],
-        // Packed now, synchronously: the journal's views are valid until its next entry.
-        [owned.holder, text, meta, cleared ? '1' : '0', records.length ? packRecords(records) : ''],
+      await this.options.redis.runAfterPush(
+        keys.journalStaging,
+        records.length ? packRecords(records) : null, // packed now, synchronously: the journal's views are valid until its next entry
+        'volatileCommit',
+        [keys.lease, keys.volatile, keys.journal, keys.journalMeta, keys.journalStaging],
+        [owned.holder, text, meta, cleared ? '1' : '0'],
       );
     } catch (err) {
       this.counters.failures++;
@@ -399,6 +436,8 @@ export class Ownership {
     owned.journalSent = lastId;
     owned.journalGeneration = generation;
     owned.journalInRedis = (cleared ? 0 : owned.journalInRedis) + records.length;
+    owned.journalBytesInRedis = (cleared ? 0 : owned.journalBytesInRedis) + bytes;
+    if (records.length > 0 || cleared) owned.journalShippedAt = performance.now();
   }
 
   private async redisCall<T>(call: () => Promise<T>): Promise<T> {
@@ -413,4 +452,10 @@ export class Ownership {
       );
     }
   }
+}
+
+function sizeOf(records: readonly Buffer[]): number {
+  let bytes = 0;
+  for (const record of records) bytes += record.length;
+  return bytes;
 }

@@ -26,6 +26,8 @@ export function nsKeys(name: string) {
     /** The journal's entries as encoded by the journal (binary), oldest first, and its counts. */
     journal: `${at}journal`,
     journalMeta: `${at}journal-meta`,
+    /** Where a journal chunk waits, within one MULTI, for the lease check that moves it onto the journal. */
+    journalStaging: `${at}journal-staging`,
   };
 }
 
@@ -88,15 +90,17 @@ redis.call('SADD', KEYS[4], ARGV[3])
 return 0`,
   },
   /**
-   * KEYS lease, volatile, journal, journal-meta; ARGV holder, volatile JSON ('' unchanged), journal
-   * meta JSON, clear the journal first (1/0), then the new journal entries packed in one chunk ('' none).
+   * KEYS lease, volatile, journal, journal-meta, staging; ARGV holder, volatile JSON ('' unchanged),
+   * journal meta JSON, clear the journal first (1/0). Run in one MULTI after an RPUSH of the new
+   * journal chunk onto `staging`: the chunk (megabytes under load) never passes through Lua, whose
+   * strings would copy and hash it; it is moved onto the journal, or dropped for a stale owner.
    */
-  volatileWrite: {
-    numberOfKeys: 4,
-    lua: `${CHECK_LEASE}
+  volatileCommit: {
+    numberOfKeys: 5,
+    lua: `if redis.call('GET', KEYS[1]) ~= ARGV[1] then redis.call('DEL', KEYS[5]) return redis.error_reply('FENCED: the lease is no longer ' .. ARGV[1]) end
 if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2]) end
 if ARGV[4] == '1' then redis.call('DEL', KEYS[3]) end
-if ARGV[5] ~= '' then redis.call('RPUSH', KEYS[3], ARGV[5]) end
+while redis.call('LMOVE', KEYS[5], KEYS[3], 'LEFT', 'RIGHT') do end
 redis.call('SET', KEYS[4], ARGV[3])
 return 0`,
   },
@@ -125,6 +129,8 @@ export interface SandboxRedis {
   client: RedisClient;
   address: string;
   run(name: ScriptName, keys: string[], args: Array<string | number | Buffer>): Promise<unknown>;
+  /** RPUSH of `chunk` onto `staging` (when there is one), then the script, in one MULTI: its error, if any, is thrown. */
+  runAfterPush(staging: string, chunk: Buffer | null, name: ScriptName, keys: string[], args: Array<string | number>): Promise<unknown>;
 }
 
 /** `redis://HOST:PORT` as ioredis options. */
@@ -166,6 +172,15 @@ export async function connectRedis(url: string, timeoutMs = 3_000): Promise<Sand
     client,
     address,
     run: (name, keys, args) => (client as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name](...keys, ...args),
+    async runAfterPush(staging, chunk, name, keys, args) {
+      const multi = client.multi();
+      if (chunk) multi.rpush(staging, chunk);
+      (multi as unknown as Record<string, (...a: unknown[]) => void>)[name](...keys, ...args);
+      const results = await multi.exec();
+      const failed = results?.find(([err]) => err);
+      if (!results || failed) throw failed?.[0] ?? new Error('the transaction was discarded');
+      return results.at(-1)?.[1];
+    },
   };
 }
 
