@@ -36,6 +36,8 @@ export interface Owned extends LeaseHandle {
   journalShippedAt: number;
   /** The volatile parts last written (without their time). */
   volatileSent: string;
+  /** The volatile write in progress: one at a time per namespace (a handover's and the periodic one would send entries twice). */
+  volatileWriting: Promise<void> | null;
 }
 
 export interface OwnershipOptions {
@@ -162,6 +164,7 @@ export class Ownership {
       journalBytesInRedis: 0,
       journalShippedAt: performance.now(),
       volatileSent: '',
+      volatileWriting: null,
     };
     if (current) this.drop(current);
     try {
@@ -363,6 +366,7 @@ export class Ownership {
     }
     if (owned && why === 'evicted') {
       owned.leaving = true;
+      await this.writeVolatile(owned, true, ns).catch(() => undefined); // its journal and counters, as at a handover
       await this.options.redis.run('leaseRelease', [nsKeys(ns.name).lease], [owned.holder]).catch(() => undefined);
       owned.lost = true;
       this.owned.delete(ns.name);
@@ -381,9 +385,19 @@ export class Ownership {
     }
   }
 
-  /** `force`: the whole journal now, whatever the budget (a handover, a stop). */
-  private async writeVolatile(owned: Owned, force = false): Promise<void> {
-    const ns = this.registry.peek(owned.name);
+  /** `force`: the whole journal now, whatever the budget (a handover, a stop). One write at a time per namespace. */
+  private async writeVolatile(owned: Owned, force = false, ns = this.registry.peek(owned.name)): Promise<void> {
+    while (owned.volatileWriting) await owned.volatileWriting.catch(() => undefined);
+    const writing = this.sendVolatile(owned, force, ns);
+    owned.volatileWriting = writing;
+    try {
+      await writing;
+    } finally {
+      owned.volatileWriting = null;
+    }
+  }
+
+  private async sendVolatile(owned: Owned, force: boolean, ns: Namespace | undefined): Promise<void> {
     if (!ns || owned.lost) return;
     const journal = ns.existingPart(JOURNAL);
     let records = journal ? journal.recordsAfter(owned.journalSent) : [];
