@@ -219,7 +219,8 @@ export class Cluster implements ClusterControl {
     for (const timer of this.timers) clearInterval(timer);
     await this.ownership.writeVolatileAll().catch(() => undefined);
     await this.ownership.releaseAll().catch(() => undefined);
-    if (this.nodeId)
+    // Only a node that joined unregisters: one refused at start must not remove the live node of its id.
+    if (this.ready)
       await this.redis.client
         .multi()
         .hdel(KEYS.nodes, this.nodeId)
