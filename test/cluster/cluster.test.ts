@@ -272,6 +272,28 @@ describe('a shared sandbox behind HAProxy', () => {
     expect((await reset.json()).namespaces).toEqual(expect.arrayContaining(['ring-0', 'stream-0', 'fifth-call']));
     expect((await buyerName(proxy.url, 'ring-0')).name).toBe('Jane Doe');
     expect((await buyerName(proxy.url, 'stream-0')).name).toBe('Jane Doe');
+
+    // Dropped at the root, wherever it lives: gone from the list and from Redis.
+    expect((await putBuyer(proxy.url, 'ring-1', 'dropped soon')).status).toBe(200);
+    const dropped = await fetch(`${proxy.url}/_sandbox/namespaces/ring-1`, { method: 'DELETE' });
+    expect(dropped.status).toBe(204);
+    const names = (await (await fetch(`${proxy.url}/_sandbox/namespaces`)).json()).items.map((i: { name: string }) => i.name);
+    expect(names).not.toContain('ring-1');
+    expect(names).toContain('ring-0');
+    expect(redisCli(redis, 'sismember', 'payments-sandbox:namespaces', 'ring-1')).toBe('0');
+    expect(redisCli(redis, 'exists', 'payments-sandbox:ns:ring-1:log')).toBe('0');
+
+    // A node that does not answer is named, not skipped.
+    const [silent, asked] = nodes;
+    silent.signal('SIGSTOP');
+    try {
+      const res = await fetch(`${asked.url}/_sandbox/namespaces`);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect((await res.json()).message).toContain(`Node ${silent.id} of the shared sandbox did not answer within 2 s`);
+    } finally {
+      silent.signal('SIGCONT');
+    }
   });
 
   it('keeps serving reads and answers writes 503 while Redis is lost, and recovers by itself', async () => {
