@@ -44,6 +44,7 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   // A shared sandbox (--store redis://): a namespace is served only by its owner (takes the lease, or waits for a handover, else 503).
   const { cluster } = deps;
   const own = cluster ? [ownNamespace(cluster, deps.namespaces)] : [];
+  const ownControl = cluster ? [ownNamespace(cluster, deps.namespaces, servedByAnyNode)] : [];
 
   // Documents and their pages: no operation document describes them, so plain Hono routes.
   app.route('/', docsRoutes(everyRequest.map(asMiddleware))); // /docs, /openapi.json, /openapi.admin.json: no auth, not journaled
@@ -59,13 +60,9 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
       limitBodySize(Math.max(config.bodyLimitBytes, CONTROL_BODY_LIMIT)), // a whole namespace's state may be many MB
       namespace,
       requireAdminToken(config.adminToken), //                  401/403 when a token is required
-      ...(cluster
-        ? [
-            matchOperation(deps.admin.router),
-            ownNamespace(cluster, deps.namespaces, servedByAnyNode), // health, metrics and what spans namespaces need no lease
-            admit,
-          ]
-        : [admit, matchOperation(deps.admin.router)]), //       operation from openapi.admin.json, else 404/405
+      matchOperation(deps.admin.router), //                     operation from openapi.admin.json, else 404/405
+      ...ownControl, //                                         (shared sandbox) health, metrics and what spans namespaces need no lease
+      admit,
       validate(), //                                            400 with one detail per problem
     ],
     dispatch({
@@ -73,12 +70,7 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
       contextOf: adminContextOf(deps.admin.deps),
       // Reset, imports and the records API may change the default namespace's file-backed store (?all=true too);
       // in a shared sandbox the request's namespace's, with its clock, scenarios and webhook behaviour when they changed.
-      recordedIn: cluster
-        ? (call) => {
-            cluster.noteControlCall(call.ns);
-            return call.ns.store;
-          }
-        : () => deps.namespaces.get().store,
+      recordedIn: cluster ? (call) => cluster.storeOfControlCall(call.ns) : () => deps.namespaces.get().store,
       validateResponses,
     }),
     onError,

@@ -15,6 +15,7 @@ import { ApiError } from '../errors/api-error.js';
 import { JOURNAL } from '../journal/journal.js';
 import type { Namespace } from '../namespace/namespace.js';
 import type { NamespaceOptions, NamespaceRegistry } from '../namespace/registry.js';
+import type { Store } from '../store/store.js';
 import { Ownership } from './owner.js';
 import { connectRedis, KEYS, nsKeys, type SandboxRedis } from './redis.js';
 
@@ -161,6 +162,12 @@ export class Cluster implements ClusterControl {
     const owned = this.ownership.serving(ns.name);
     if (owned) owned.touched = true;
     this.ownership.persistenceOfStore(ns.store)?.noteControlCall();
+  }
+
+  /** Where a control call's answer waits: its namespace's store, with what the call changed besides records (clock, scenarios, webhook behaviour). */
+  storeOfControlCall(ns: Namespace): Store {
+    this.noteControlCall(ns);
+    return ns.store;
   }
 
   async listNamespaces(): Promise<NamespaceItem[]> {
