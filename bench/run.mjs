@@ -29,9 +29,9 @@ const NODE_FLAGS = ['--max-semi-space-size=8'];
 // The load generator runs on CPU 1; each server is started on CPU 0.
 if (hasTaskset) spawnSync('taskset', ['-p', '-c', '1', String(process.pid)]);
 
-function startChild(script, args = []) {
+function startChild(script, args = [], nodeFlags = NODE_FLAGS) {
   const cmd = hasTaskset ? 'taskset' : process.execPath;
-  const node = [...NODE_FLAGS, join(here, script), ...args];
+  const node = [...nodeFlags, join(here, script), ...args];
   const argv = hasTaskset ? ['-c', '0', process.execPath, ...node] : node;
   const started = performance.now();
   const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -147,11 +147,13 @@ async function sideBySide(entries) {
   for (let slice = 0; slice < SLICES; slice++) {
     for (const [i, entry] of entries.entries()) {
       const measured = await beside(entry, async () => {
-        const before = cpuMs(entry.pid);
+        const pids = [entry.pid].flat(); // several processes serve one case (nodes behind HAProxy): their CPU together
+        const cpu = () => sum(pids.map(cpuMs));
+        const before = cpu();
         const loadBefore = process.cpuUsage();
         const result = await load({ ...entry.opts, duration: SECONDS / SLICES });
         const loadCpu = process.cpuUsage(loadBefore);
-        return { ...result, cpuMs: cpuMs(entry.pid) - before, loadCpuMs: (loadCpu.user + loadCpu.system) / 1000 };
+        return { ...result, cpuMs: cpu() - before, loadCpuMs: (loadCpu.user + loadCpu.system) / 1000 };
       });
       runs[i].push(measured);
     }
@@ -366,6 +368,125 @@ async function webhookCase() {
 }
 const webhooks = await webhookCase();
 
+/** Memory per namespace: a sandbox child with N namespaces each touched once by an authenticated GET (bench/nsmem.mjs). */
+function namespaceMemory(n) {
+  const run = spawnSync(process.execPath, ['--expose-gc', ...NODE_FLAGS, join(here, 'nsmem.mjs'), String(n)], { encoding: 'utf8', timeout: 600_000 });
+  if (run.status !== 0) throw new Error(`nsmem.mjs ${n}: ${run.stderr}`);
+  const result = JSON.parse(run.stdout.trim().split('\n').pop());
+  console.error(
+    `  memory per namespace, ${n} namespaces touched once: ${result.heap_kb_per_namespace} KB heap + ${result.external_kb_per_namespace} KB journal buffers, RSS ${result.rss_mb_before} -> ${result.rss_mb_after} MB`,
+  );
+  return result;
+}
+const nsMemory = [namespaceMemory(400), namespaceMemory(10_000)];
+
+/** A redis-server (Debian's) on a free port, append-only file synced every second; null when none is installed. */
+async function startRedisServer(dir) {
+  const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).stdout.trim();
+  if (!found) return null;
+  const port = await freePort();
+  const child = spawn(found, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec'], {
+    stdio: 'ignore',
+  });
+  for (let i = 0; i < 100; i++) {
+    if (spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.trim() === 'PONG') return { child, url: `redis://127.0.0.1:${port}` };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('redis-server did not start');
+}
+
+function freePort() {
+  return new Promise((resolve) => {
+    const server = createNetServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The shared sandbox: one node with --store redis beside the in-memory node (GET: no Redis round
+ * trip; PUT: one per turn of the event loop), and three nodes behind HAProxy (deploy/haproxy.cfg)
+ * with requests spread over 30 namespaces, beside the in-memory node. Everything runs on CPU 0 (2
+ * cores): the three-node case measures what the proxy and the nodes cost, not scaling.
+ */
+async function clusterCases() {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-bench-redis-'));
+  const redis = await startRedisServer(dir);
+  if (!redis) {
+    console.error('  shared sandbox cases skipped: redis-server is not installed (apt-get install redis-server)');
+    return null;
+  }
+  const stopAll = [];
+  try {
+    const one = await startSandboxChild('redis store', ['--store', redis.url, '--node-id', 'bench1'], headers);
+    stopAll.push(one.child);
+    const rows = {};
+    for (const key of ['get', 'put']) {
+      rows[key] = await sideBySide([
+        { name: `default ${CASE_NAMES[key]} (memory, beside --store redis)`, opts: fixtures.cases[key], pid: fixtures.pid },
+        { name: `${CASE_NAMES[key]} with --store redis (one node)`, opts: one.cases[key], pid: one.pid },
+      ]);
+    }
+    await stopChild(one.child);
+    stopAll.pop();
+    const haproxy = spawnSync('sh', ['-c', 'command -v haproxy || ls /usr/sbin/haproxy'], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
+    if (!haproxy) {
+      console.error('  three-node case skipped: haproxy is not installed (apt-get install haproxy)');
+      return { rows };
+    }
+    const nodes = [];
+    for (const id of ['bench1', 'bench2', 'bench3']) {
+      const node = await startChild('server.mjs', ['--store', redis.url, '--node-id', id]);
+      nodes.push({ ...node, id });
+      stopAll.push(node.child);
+    }
+    const proxyPort = await freePort();
+    const shipped = readFileSync(join(here, '../deploy/haproxy.cfg'), 'utf8');
+    const servers = nodes.map((n, i) => `    server ${n.id} ${new URL(n.url).host} check id ${i + 1}`).join('\n');
+    const config = shipped.replace(/bind 127\.0\.0\.1:4010/, `bind 127.0.0.1:${proxyPort}`).replace(/(\n {4}server .*)+/, `\n${servers}`);
+    writeFileSync(join(dir, 'haproxy.cfg'), config);
+    const proxy = spawn(hasTaskset ? 'taskset' : haproxy, [...(hasTaskset ? ['-c', '0', haproxy] : []), '-db', '-f', join(dir, 'haproxy.cfg')], {
+      stdio: 'ignore',
+    });
+    stopAll.push(proxy);
+    const proxyUrl = `http://127.0.0.1:${proxyPort}`;
+    for (let i = 0; i < 100; i++) {
+      if ((await fetch(`${proxyUrl}/_sandbox/health`).catch(() => null))?.status === 200) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const spread = Array.from({ length: 30 }, (_, i) => `bench-${i}`);
+    for (const ns of spread) await (await fetch(`${proxyUrl}/card-scheme-definitions`, { headers: { ...headers, 'x-sandbox-namespace': ns } })).arrayBuffer();
+    let turn = 0;
+    const acrossNamespaces = (opts) => ({
+      ...opts,
+      url: proxyUrl,
+      requests: [
+        {
+          method: opts.method ?? 'GET',
+          path: new URL(opts.url).pathname,
+          body: opts.body,
+          setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'x-sandbox-namespace': spread[turn++ % spread.length] } }),
+        },
+      ],
+    });
+    const pids = [...nodes.map((n) => n.pid), proxy.pid];
+    for (const key of ['get', 'put']) {
+      rows[`three_${key}`] = await sideBySide([
+        { name: `default ${CASE_NAMES[key]} (memory, one process, beside the three nodes)`, opts: fixtures.cases[key], pid: fixtures.pid },
+        { name: `${CASE_NAMES[key]} through HAProxy, three nodes, 30 namespaces`, opts: acrossNamespaces(fixtures.cases[key]), pid: pids },
+      ]);
+    }
+    return { rows };
+  } finally {
+    for (const child of stopAll.reverse()) await stopChild(child);
+    await stopChild(redis.child);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+const cluster = await clusterCases();
+
 // Each scaled store beside the default sandbox, case by case: the ratio is the scaled one's cost.
 async function scaleCases(label, args) {
   const sb = await startSandboxChild(label, args, headers);
@@ -409,8 +530,27 @@ const targets = {
   // Every PUT of the webhook case is one notification: how many were refused past the queue bound.
   webhook_notifications_refused: { value: webhooks.dropped, target: 'for information' },
   startup_ms: { value: startupMs, target: '< 500' },
+  // A namespace that has not written shares the seeded fixtures: heap plus its journal's buffer, and RSS, per namespace.
+  namespace_kb_400: { value: Math.round(nsMemory[0].heap_kb_per_namespace + nsMemory[0].external_kb_per_namespace), target: '< 100' },
+  namespace_kb_10000: { value: Math.round(nsMemory[1].heap_kb_per_namespace + nsMemory[1].external_kb_per_namespace), target: '< 100' },
+  rss_mb_10000_namespaces: { value: nsMemory[1].rss_mb_after, target: '< 1024' },
   rss_mb_after_load: { value: rssDefault, target: '< 150' },
 };
+if (cluster) {
+  targets.redis_store_get_vs_memory = { value: ratio(cluster.rows.get[1].req_per_s, cluster.rows.get[0].req_per_s), target: '>= 0.9' };
+  targets.redis_store_put_vs_memory = { value: ratio(cluster.rows.put[1].req_per_s, cluster.rows.put[0].req_per_s), target: '>= 0.5' };
+  if (cluster.rows.three_get) {
+    // Two cores, every process on CPU 0: what the proxy and three nodes cost, not scaling.
+    targets.three_nodes_haproxy_get_vs_one_process = {
+      value: ratio(cluster.rows.three_get[1].req_per_s, cluster.rows.three_get[0].req_per_s),
+      target: 'for information',
+    };
+    targets.three_nodes_haproxy_put_vs_one_process = {
+      value: ratio(cluster.rows.three_put[1].req_per_s, cluster.rows.three_put[0].req_per_s),
+      target: 'for information',
+    };
+  }
+}
 for (const [label, run] of [
   ['memory', memory],
   ['file', file],
@@ -447,6 +587,7 @@ const rows = [
   compared(consolePair[1], consolePair[0]),
   compared(webhooks.rows[0]),
   compared(webhooks.rows[1], webhooks.rows[0]),
+  ...Object.values(cluster?.rows ?? {}).flatMap(([beside, measured]) => [compared(beside), compared(measured, beside)]),
   ...[memory, file].flatMap((run) => SCALE_CASES.flatMap((key) => [compared(run.rows[key][0]), compared(run.rows[key][1], run.rows[key][0])])),
 ];
 console.log(
@@ -482,6 +623,7 @@ writeFileSync(
       rss_mb: { default: rssDefault, scale_memory: memory.rss_mb, scale_file: file.rss_mb },
       console_feed: consoleFeed,
       webhooks: { received: webhooks.received, refused: webhooks.dropped, pending_after: webhooks.pending },
+      namespace_memory: nsMemory,
       targets: Object.fromEntries(Object.entries(targets).map(([k, t]) => [k, { ...t, met: pass(t) }])),
     },
     null,

@@ -1,11 +1,19 @@
 // Bench child: the built sandbox, optionally with a store scaled to N gift cards and N buyers
 // (memory, or a data file written first). Prints one JSON line {url, pid} when listening.
-// Usage: node bench/server.mjs [--scale N] [--data FILE]
+// Usage: node bench/server.mjs [--scale N] [--data FILE] [--store redis://HOST:PORT --node-id ID]
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startSandbox } from '../dist/bundle/index.js';
 
-const { values } = parseArgs({ options: { scale: { type: 'string', default: '0' }, data: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    scale: { type: 'string', default: '0' },
+    data: { type: 'string' },
+    store: { type: 'string', default: 'memory' },
+    'node-id': { type: 'string' },
+    'journal-size': { type: 'string' },
+  },
+});
 const scale = Number(values.scale);
 
 /** Clones of fixture buyers and gift cards with fresh ids, in merchant account default. */
@@ -27,7 +35,14 @@ function scaled(data, n) {
 const seedData = scale > 0 ? scaled(await (await import('../dist/fixtures/build-fixtures.js')).buildFixtures(4010), scale) : undefined;
 if (values.data && seedData) writeFileSync(values.data, JSON.stringify(seedData));
 // With a data file, the sandbox loads what was written (as a user's restart would).
-const sandbox = await startSandbox({ port: 0, logLevel: 'warn', dataFile: values.data ?? null });
+const sandbox = await startSandbox({
+  port: 0,
+  logLevel: 'warn',
+  dataFile: values.data ?? null,
+  store: values.store,
+  nodeId: values['node-id'] ?? null,
+  journalSize: values['journal-size'] === undefined ? undefined : Number(values['journal-size']),
+});
 if (seedData && !values.data) sandbox.deps.namespaces.get().replaceRecords(seedData);
 process.stdout.write(`${JSON.stringify({ url: sandbox.url, pid: process.pid })}\n`);
 const stop = () => sandbox.close().then(() => process.exit(0));

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { requireAdminToken } from './admin/admin-token.js';
 import { adminContextOf } from './admin/index.js';
 import { authenticate, authorize } from './auth/authenticate.js';
+import { ownNamespace, servedByAnyNode } from './cluster/ownership-step.js';
 import { consoleRoutes } from './console/routes.js';
 import { docsRoutes } from './docs/routes.js';
 import { limitBodySize } from './http/body-limit.js';
@@ -33,20 +34,24 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   const { validateResponses } = config;
 
   const firstSteps = [
-    requestId(), //                                           x-request-id in and out
+    requestId(deps.node), //                                   x-request-id in and out, x-sandbox-node out
     logRequests(deps.logger, deps.stats), //                    a line per 4xx/5xx (info) or request (debug), with its id
-    corsForBrowsers(['x-request-id', 'retry-after', 'x-sandbox-scenario']), // browser SDKs (Embed) call it too
+    corsForBrowsers(['x-request-id', 'retry-after', 'x-sandbox-scenario', 'x-sandbox-node']), // browser SDKs (Embed) call it too
   ];
   const everyRequest = [...firstSteps, limitBodySize(config.bodyLimitBytes)]; // 413 before a large body is buffered
   const namespace = selectNamespace(deps.namespaces); //     /ns/{name}/ prefix or x-sandbox-namespace
   const admit = admitNamespace(deps.namespaces); //          a new namespace is made only for a caller it knows (503 at the cap)
+  // A shared sandbox (--store redis://): a namespace is served only by its owner (takes the lease, or waits for a handover, else 503).
+  const { cluster } = deps;
+  const own = cluster ? [ownNamespace(cluster, deps.namespaces)] : [];
+  const ownControl = cluster ? [ownNamespace(cluster, deps.namespaces, servedByAnyNode)] : [];
 
   // Documents and their pages: no operation document describes them, so plain Hono routes.
   app.route('/', docsRoutes(everyRequest.map(asMiddleware))); // /docs, /openapi.json, /openapi.admin.json: no auth, not journaled
 
   // The console's pages (HTML, plain Hono routes like /docs): its content behind the admin token, read through the control API's handlers.
   const consoleDeps = { control: { handlers: deps.admin.handlers, deps: deps.admin.deps }, apiOperations: deps.api.spec.operations, version: deps.version };
-  app.route('/', consoleRoutes(consoleDeps, [...firstSteps, namespace].map(asMiddleware), asMiddleware(requireAdminToken(config.adminToken))));
+  app.route('/', consoleRoutes(consoleDeps, [...firstSteps, namespace, ...own].map(asMiddleware), asMiddleware(requireAdminToken(config.adminToken))));
 
   // The control API (openapi.admin.json): the same pipeline, behind the admin token, not journaled.
   const answerControlCall = pipeline(
@@ -55,15 +60,17 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
       limitBodySize(Math.max(config.bodyLimitBytes, CONTROL_BODY_LIMIT)), // a whole namespace's state may be many MB
       namespace,
       requireAdminToken(config.adminToken), //                  401/403 when a token is required
-      admit,
       matchOperation(deps.admin.router), //                     operation from openapi.admin.json, else 404/405
+      ...ownControl, //                                         (shared sandbox) health, metrics and what spans namespaces need no lease
+      admit,
       validate(), //                                            400 with one detail per problem
     ],
     dispatch({
       handlers: deps.admin.handlers,
       contextOf: adminContextOf(deps.admin.deps),
-      // Reset, imports and the records API may change the default namespace's file-backed store (?all=true too).
-      recordedIn: () => deps.namespaces.get().store,
+      // Reset, imports and the records API may change the default namespace's file-backed store (?all=true too);
+      // in a shared sandbox the request's namespace's, with its clock, scenarios and webhook behaviour when they changed.
+      recordedIn: cluster ? (call) => cluster.storeOfControlCall(call.ns) : () => deps.namespaces.get().store,
       validateResponses,
     }),
     onError,
@@ -75,6 +82,7 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
     [
       ...everyRequest,
       namespace,
+      ...own, //                                                  (shared sandbox) this node owns the namespace
       recordInJournal(deps.pendingJournals), //                 every API request and its response
       checkScenarioHeaders(deps), //                              400 for unknown x-sandbox-scenario names or a Prefer: code that cannot be
       matchOperation(deps.api.router), //                         operation from openapi.json, else 404/405

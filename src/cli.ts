@@ -1,8 +1,9 @@
 #!/usr/bin/env -S node --max-semi-space-size=8
 // --max-semi-space-size=8 (MB, npm start passes it too): V8 grows the young generation to 2 x 16 MB
 // under load by default, 16 MB more resident memory with no measurable gain in requests a second.
-// The payments-sandbox command: `start` (the default), `token`, `wait` and `trigger`. Each lives in src/cli/; this file
+// The payments-sandbox command: `start` (the default), `token`, `wait`, `trigger` and `cluster`. Each lives in src/cli/; this file
 // only dispatches and turns errors into exit codes (2: wrong usage, 1: could not start).
+import { runClusterCommand } from './cli/cluster-command.js';
 import { MAIN_HELP, startHelp } from './cli/help.js';
 import { readFileOrNull, runStartCommand } from './cli/start-command.js';
 import { runTokenCommand } from './cli/token-command.js';
@@ -24,12 +25,14 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = await runWaitCommand(rest, io);
   } else if (command === 'trigger') {
     process.stdout.write(await runTriggerCommand(rest, process.env));
+  } else if (command === 'cluster') {
+    process.stdout.write(await runClusterCommand(rest, process.env));
   } else if (command === 'start') {
     await runStartCommand(rest, { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
   } else if (command === undefined || command.startsWith('-')) {
     await runStartCommand(argv, { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
   } else {
-    throw new UsageError(`unknown command '${command}' (commands: start, token, wait, trigger; see payments-sandbox --help)`);
+    throw new UsageError(`unknown command '${command}' (commands: start, token, wait, trigger, cluster; see payments-sandbox --help)`);
   }
 }
 

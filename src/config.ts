@@ -63,6 +63,16 @@ export interface SandboxConfig {
    * `stripe listen --forward-to`: a subscription made at boot with its own secret; null: none.
    */
   forwardWebhooksTo: string | null;
+  /**
+   * Where namespaces keep their state: `memory` (this process alone; --data-file persists the
+   * default namespace), or `redis://HOST:PORT` (a shared sandbox: several processes behind a proxy
+   * that routes each namespace to one owner, state and leases in Redis; src/cluster/).
+   */
+  store: string;
+  /** This process's name in a shared sandbox (the x-sandbox-node header, the cluster registry); null: host:port. */
+  nodeId: string | null;
+  /** With a redis store: how long a namespace's lease lasts unless renewed (renewed every third of it). */
+  leaseMs: number;
 }
 
 export const DEFAULT_SEED = 4010;
@@ -98,6 +108,9 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     tlsDir: null,
     webhookTimeoutMs: 10_000,
     forwardWebhooksTo: null,
+    store: 'memory',
+    nodeId: null,
+    leaseMs: 5_000,
     // An option given as undefined keeps its default.
     ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
   };

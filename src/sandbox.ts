@@ -11,12 +11,15 @@ import { adminHandlers } from './admin/index.js';
 import { dataFileRecordCheck } from './admin/snapshot.js';
 import type { AdminDeps, AdminHandlerMap } from './admin/types.js';
 import { TokenCache } from './auth/verify-token.js';
+import { Cluster } from './cluster/cluster.js';
 import { defaultConfig, type SandboxConfig } from './config.js';
 import { OperationRouter } from './http/operation-router.js';
+import type { NodeName } from './http/request-id.js';
 import { JournalFeed } from './journal/feed.js';
 import { journalKind } from './journal/journal.js';
 import { PendingJournals } from './journal/pending.js';
 import { createLogger } from './logging/logger.js';
+import { RequestMetrics } from './logging/metrics.js';
 import type { RequestStats } from './logging/request-log.js';
 import { NamespaceRegistry } from './namespace/registry.js';
 import { apiHandlers } from './resources/index.js';
@@ -63,8 +66,12 @@ export interface SandboxDeps {
   pendingJournals: PendingJournals;
   /** Followers of the live journal: ended on close, or their streams would hold the server open. */
   journalFeed: JournalFeed;
-  /** Counters for the shutdown summary. */
+  /** Counters for the shutdown summary and GET /_sandbox/metrics. */
   stats: RequestStats;
+  /** This process's id (x-sandbox-node): --node-id, else host:port once it listens (start.ts). */
+  node: NodeName;
+  /** With --store redis://: this node of the shared sandbox (joins once listening: start.ts); null for one process. */
+  cluster: Cluster | null;
   tokenCache: TokenCache;
   services: HandlerServices;
   /** Event catalog, delivery transport and options shared by every namespace's webhooks; close() stops them. */
@@ -102,6 +109,10 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const fixtures = () => fixtureSource.fixtures();
   // With a data file the default namespace keeps its own records there; in memory it shares the fixtures like any other.
   // A data file loads only when every record passes the checks of a snapshot import.
+  if (config.store !== 'memory' && config.dataFile)
+    throw new Error('--data-file and --store redis:// do not go together: with Redis every namespace is kept there');
+  // A shared sandbox connects first: an unreachable Redis stops the start, naming its address.
+  const cluster = config.store === 'memory' ? null : await Cluster.connect(config, logger);
   const checkRecord = dataFileRecordCheck(adminServed.spec.compiler);
   const defaultStore = config.dataFile ? await Store.open(fixtures, { file: config.dataFile, fsync: config.fsync, checkRecord }) : null;
   // What every namespace keeps besides its records and clock (namespace/part.ts).
@@ -127,8 +138,12 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     idleMs: config.namespaceIdleSeconds * 1000,
     parts,
     onCapReached: capWarning(logger, config),
+    shared: cluster?.registryHooks(),
   });
+  cluster?.attach(namespaces);
   const version = packageVersion();
+  const stats: RequestStats = { requests: 0, metrics: new RequestMetrics() };
+  const node: NodeName = { id: config.nodeId ?? '' };
   const adminDeps: AdminDeps = {
     version,
     seed: config.seed,
@@ -138,6 +153,10 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     apiSpec: api.spec,
     journalFeed,
     webhooks,
+    dataFile: config.dataFile,
+    stats,
+    node,
+    cluster,
   };
   return {
     config,
@@ -150,7 +169,9 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     fixtureSource,
     pendingJournals,
     journalFeed,
-    stats: { requests: 0 },
+    stats,
+    node,
+    cluster,
     tokenCache: new TokenCache(),
     services: await sandboxServices(),
     webhooks,

@@ -39,7 +39,7 @@ describe('request flow', () => {
     const res = await sb.http.get('/card-scheme-definitions').set('authorization', sb.auth).set('origin', 'http://localhost:5173');
     expect(res.status).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBe('*');
-    expect(res.headers['access-control-expose-headers']).toBe('x-request-id,retry-after,x-sandbox-scenario');
+    expect(res.headers['access-control-expose-headers']).toBe('x-request-id,retry-after,x-sandbox-scenario,x-sandbox-node');
     const preflight = await sb.http
       .options('/buyers/b0000000-0000-4000-8000-000000000001')
       .set('origin', 'http://localhost:5173')

@@ -1,3 +1,7 @@
+// GET /_sandbox/health: what a proxy's health check and `payments-sandbox wait` ask. 200 while this
+// node can serve; in a shared sandbox a node that cannot (its Redis never reached, stopping)
+// answers 503, and one whose Redis is lost says `degraded`: it still serves reads of the
+// namespaces it owns while their leases last, and answers writes 503 (README, Running a shared sandbox).
 import { namespaceCounts } from './namespaces.js';
 import type { AdminHandlerMap } from './types.js';
 
@@ -5,13 +9,24 @@ const startedAt = Date.now();
 
 export const healthHandlers: AdminHandlerMap = {
   getHealth({ deps, ns }) {
+    const cluster = deps.cluster?.health() ?? null;
+    const store = cluster
+      ? { kind: 'redis', address: cluster.store.address, status: cluster.store.status, problem: cluster.problem }
+      : deps.dataFile
+        ? { kind: 'file', address: deps.dataFile, status: 'ok' }
+        : { kind: 'memory', status: 'ok' };
+    const status = cluster && !cluster.ready ? 'unavailable' : cluster?.store.status === 'unavailable' ? 'degraded' : 'ok';
     return {
+      status: status === 'unavailable' ? 503 : 200,
       body: {
-        status: 'ok',
+        status,
         version: deps.version,
         seed: deps.seed,
+        node: deps.node.id,
         namespace: ns.name,
         uptime_seconds: (Date.now() - startedAt) / 1000,
+        store,
+        ...(cluster ? { owned_namespaces: cluster.owned } : {}),
         namespaces: namespaceCounts(deps),
       },
     };

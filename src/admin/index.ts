@@ -7,6 +7,7 @@ import { clockHandlers } from './clock.js';
 import { healthHandlers } from './health.js';
 import { journalHandlers } from './journal.js';
 import { journalStreamHandlers } from './journal-stream.js';
+import { metricsHandlers } from './metrics.js';
 import { namespaceHandlers } from './namespaces.js';
 import { recordHandlers } from './records.js';
 import { resetHandlers } from './reset.js';
@@ -28,6 +29,7 @@ export const adminHandlers: AdminHandlerMap = {
   ...scenarioHandlers,
   ...clockHandlers,
   ...webhookHandlers,
+  ...metricsHandlers,
 };
 
 /** What a control-API handler is given of its call. */

@@ -3,24 +3,21 @@
 
 import { ApiError } from '../errors/api-error.js';
 import { JOURNAL } from '../journal/journal.js';
+import type { Namespace } from '../namespace/namespace.js';
 import { DEFAULT_NAMESPACE } from '../namespace/registry.js';
 import { onlyAtRoot } from './scope.js';
 import { recordCounts } from './snapshot.js';
-import type { AdminDeps, AdminHandlerMap } from './types.js';
+import type { AdminDeps, AdminHandlerMap, NamespaceItem } from './types.js';
 
 export const namespaceHandlers: AdminHandlerMap = {
   /** Through a namespace, only that one (other namespaces are seen at the root only). */
-  listNamespaces({ deps, ns: own, scoped }) {
-    const items = (scoped ? [own] : deps.namespaces.list()).map((ns) => ({
-      name: ns.name,
-      last_used_at: new Date(ns.lastUsedAt).toISOString(),
-      record_counts: recordCounts(ns.store.data),
-      journal_size: ns.existingPart(JOURNAL)?.size ?? 0,
-    }));
+  async listNamespaces({ deps, ns: own, scoped }) {
+    // A shared sandbox's root lists every node's namespaces (through Redis and each node).
+    const items = !scoped && deps.cluster ? await deps.cluster.listNamespaces() : (scoped ? [own] : deps.namespaces.list()).map(namespaceItem);
     return { body: { items, ...namespaceCounts(deps) } };
   },
 
-  deleteNamespace(ctx) {
+  async deleteNamespace(ctx) {
     const { deps, params } = ctx;
     if (params.name !== ctx.ns.name) onlyAtRoot(ctx, `Dropping namespace '${params.name.slice(0, 64)}'`);
     if (params.name === DEFAULT_NAMESPACE) {
@@ -28,10 +25,21 @@ export const namespaceHandlers: AdminHandlerMap = {
         { location: 'path', pointer: '/name', type: 'value_error', message: 'Name a namespace other than default.' },
       ]);
     }
-    if (!deps.namespaces.delete(params.name)) throw ApiError.notFound(`There is no namespace ${params.name}.`);
+    const deleted = deps.cluster ? await deps.cluster.dropNamespace(params.name) : deps.namespaces.delete(params.name);
+    if (!deleted) throw ApiError.notFound(`There is no namespace ${params.name}.`);
     return { status: 204 };
   },
 };
+
+/** A namespace as the list shows it. */
+export function namespaceItem(ns: Namespace): NamespaceItem {
+  return {
+    name: ns.name,
+    last_used_at: new Date(ns.lastUsedAt).toISOString(),
+    record_counts: recordCounts(ns.store.data),
+    journal_size: ns.existingPart(JOURNAL)?.size ?? 0,
+  };
+}
 
 /** How many namespaces exist besides default, the most kept, how long one must be idle to be evicted, and how many were. */
 export function namespaceCounts(deps: AdminDeps) {

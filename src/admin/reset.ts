@@ -7,11 +7,13 @@ import { onlyAtRoot } from './scope.js';
 import type { AdminHandlerMap } from './types.js';
 
 export const resetHandlers: AdminHandlerMap = {
-  resetSandbox(ctx) {
+  async resetSandbox(ctx) {
     const { deps, ns, query, body } = ctx;
     const all = Boolean(query.all ?? body?.all);
     if (all) onlyAtRoot(ctx, 'A reset of every namespace (all=true)');
     const clearJournal = Boolean(query.journal ?? body?.journal);
+    // A shared sandbox: every node resets the namespaces it owns, and those nobody holds are reset in Redis.
+    if (all && deps.cluster) return { body: { namespaces: await deps.cluster.resetAll(clearJournal), journal_cleared: clearJournal } };
     const targets: Namespace[] = all ? deps.namespaces.list() : [ns];
     for (const target of targets) {
       deps.namespaces.reset(target.name);

@@ -12,6 +12,7 @@ Commands:
   wait     wait until a sandbox is ready, for scripts: payments-sandbox wait --timeout 30s
 
   trigger  ask a running sandbox to emit a webhook event now, e.g. payments-sandbox trigger buyer.updated
+  cluster  show a shared sandbox as Redis knows it: nodes, the namespaces each owns, leases, epochs
 
 Run payments-sandbox <command> --help for the options of a command;
 payments-sandbox --version prints the version.
@@ -91,4 +92,18 @@ Options:
   -h, --help               show this help
 
 Exit code 0 when emitted, 1 when the sandbox refused it or could not be reached, 2 for wrong usage.
+`;
+
+export const CLUSTER_HELP = `Usage: payments-sandbox cluster --store redis://HOST:PORT [--json]
+
+Shows a shared sandbox (nodes started with --store redis://...) as its Redis knows it: every node
+(alive while it renews its key), the namespaces each holds the lease of, and for every namespace the
+node holding it, the lease's epoch and time left, and the size of its state.
+
+Options:
+  --store URL   the shared sandbox's Redis (default $SANDBOX_STORE)
+  --json        the same as JSON
+  -h, --help    show this help
+
+Exit code 0; 1 when Redis cannot be reached; 2 for wrong usage.
 `;

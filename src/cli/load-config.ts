@@ -269,6 +269,14 @@ function checkCombination(config: SandboxConfig): void {
       `--host ${config.host} makes the control API (/_sandbox) reachable from other machines: set --admin-token (or SANDBOX_ADMIN_TOKEN) too`,
     );
   }
+  if (config.store !== 'memory' && !/^redis:\/\/[^/\s:]+(:\d{1,5})?\/?$/.test(config.store)) {
+    throw new UsageError(`--store must be memory or redis://HOST:PORT, not '${config.store.slice(0, 80)}'`);
+  }
+  if (config.store !== 'memory' && config.dataFile) {
+    throw new UsageError(
+      "--data-file keeps one process's default namespace in a file; with --store redis:// every namespace is kept in Redis: use one of them",
+    );
+  }
   const forward = config.forwardWebhooksTo === null ? null : urlProblem(config.forwardWebhooksTo);
   if (forward) throw new UsageError(`--forward-webhooks-to must be an http or https URL: ${forward}`);
 }

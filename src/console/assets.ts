@@ -14,14 +14,14 @@ export interface ConsoleAsset {
 
 const JS = 'text/javascript; charset=utf-8';
 
+/** The browser script's modules (src/console/client/*.ts): console.js and what it imports. */
+const CLIENT_MODULES = ['console', 'api', 'focus', 'requests', 'records', 'scenarios', 'scenario-definition', 'webhooks'];
+
 /** Where each served name comes from. */
 const SOURCES: Record<string, { path: () => string; contentType: string }> = {
   'htmx.min.js': { path: () => createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js'), contentType: JS },
   'console.css': { path: () => join(packageRoot(), 'src/console/assets/console.css'), contentType: 'text/css; charset=utf-8' },
-  'console.js': { path: () => clientFile('console.js'), contentType: JS },
-  'requests.js': { path: () => clientFile('requests.js'), contentType: JS },
-  'records.js': { path: () => clientFile('records.js'), contentType: JS },
-  'api.js': { path: () => clientFile('api.js'), contentType: JS },
+  ...Object.fromEntries(CLIENT_MODULES.map((name) => [`${name}.js`, { path: () => clientFile(`${name}.js`), contentType: JS }])),
 };
 
 /** The browser script as built: `npm run build` (or `npm install`) makes it. */

@@ -24,6 +24,12 @@ export async function controlRead<T = any>(
   return result.body as T;
 }
 
+/** The ids of the namespace's merchant accounts (the records API's list). */
+export async function merchantAccountIds(view: ConsoleView): Promise<string[]> {
+  const list = await controlRead(view, 'listRecords', { params: { collection: 'merchant_accounts' }, query: { limit: 1000, offset: 0 } });
+  return list.items.map((m: { id: string }) => m.id);
+}
+
 /** The address of a control route for this view: /_sandbox/... at the root, /ns/{name}/_sandbox/... through a namespace. */
 export const controlPath = (view: ConsoleView, path: string) => `${view.base}/_sandbox${path}`;
 

@@ -15,13 +15,14 @@ export function JsonBlock(props: { value: unknown; label: string }) {
   );
 }
 
-/** A button making one control API request with a fixed JSON body (or none). */
-export function ApiButton(props: { method: string; path: string; body?: unknown; done: string; children: Child; class?: string; id?: string }) {
+/** A button making one control API request with a fixed JSON body (or none); `label`: its name for screen readers when its text alone is not enough (it starts with the text). */
+export function ApiButton(props: { method: string; path: string; body?: unknown; done: string; children: Child; class?: string; id?: string; label?: string }) {
   return (
     <button
       type="button"
       id={props.id}
       class={props.class}
+      aria-label={props.label}
       data-api={`${props.method} ${props.path}`}
       data-json={props.body === undefined ? undefined : JSON.stringify(props.body)}
       data-done={props.done}
@@ -34,9 +35,21 @@ export function ApiButton(props: { method: string; path: string; body?: unknown;
 /**
  * A form whose fields make the JSON body of one control API request (each named field, typed by
  * its data-type: number, boolean, json, or text; an empty optional field is left out). Errors of
- * the answer appear in the form's alert line and next to the field they point at.
+ * the answer appear in the form's alert line and next to the field they point at. `done` may name
+ * fields of the answer: "Scenario {name} saved".
  */
-export function ApiForm(props: { method: string; path: string; done: string; children: Child; label: string; id?: string; class?: string; result?: string }) {
+export function ApiForm(props: {
+  method: string;
+  path: string;
+  done: string;
+  children: Child;
+  label: string;
+  id?: string;
+  class?: string;
+  result?: string;
+  /** Which of the script's builders makes the request, when the body is not simply the fields (the scenario forms). */
+  build?: string;
+}) {
   return (
     <form
       id={props.id}
@@ -44,6 +57,7 @@ export function ApiForm(props: { method: string; path: string; done: string; chi
       data-api={`${props.method} ${props.path}`}
       data-done={props.done}
       data-result={props.result}
+      data-build={props.build}
       aria-label={props.label}
     >
       {props.children}
@@ -124,10 +138,13 @@ export function Note(props: { children: Child }) {
   return <p class="note">{props.children}</p>;
 }
 
-/** An instant as the console shows it: RFC 3339 in UTC, the way the API writes it. */
+/** An instant's text as the console shows it: RFC 3339 in UTC, the way the API writes it, to the second. */
+export const instantText = (value: string) => value.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+
+/** An instant as the console shows it (instantText), machine-readable too. */
 export function Instant(props: { value: string | null | undefined }) {
   if (!props.value) return <span class="muted">none</span>;
-  return <time datetime={props.value}>{props.value.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time>;
+  return <time datetime={props.value}>{instantText(props.value)}</time>;
 }
 
 /** How far `toMs` is from `fromMs`, in the largest units: "in 3 h 20 min", "2 d ago". */

@@ -54,6 +54,8 @@ export class Call {
   readonly receivedAt = performance.now();
   /** x-request-id: the caller's when it is a sane token, else a new uuid (request-id.ts). */
   requestId = '';
+  /** x-sandbox-node: the id of the process answering (request-id.ts). */
+  node = '';
   /** Set by the namespace step; every later step may rely on it. */
   ns!: Namespace;
   /** The namespace the request names (default when none), and whether it named one at all. */

@@ -42,6 +42,7 @@ export function whenRecorded(store: Store, response: Response): Response | Promi
 }
 
 function notRecorded(err: Error): never {
+  if (err instanceof ApiError) throw err; // the store said why (a shared sandbox's Redis)
   throw ApiError.unavailable(
     `The change could not be recorded in the data file (${err.message}), so it is not acknowledged: it is in memory, and kept only if the sandbox writes a snapshot before it stops. Free the disk or fix the file, then retry.`,
     1,

@@ -13,6 +13,8 @@ import type { Call, JsonBytes, SentBody } from './call.js';
 export type { JsonBytes, SentBody } from './call.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
+/** The node that answered (request-id.ts sets call.node): a constant string per process, one more property. */
+export const NODE_HEADER = 'x-sandbox-node';
 
 /**
  * A JSON answer made of pieces of kept UTF-8 JSON: `opening`, the pieces separated by commas, then
@@ -42,6 +44,7 @@ const pages = new BufferPool();
 function respond(call: Call, body: SentBody | null, status: number, headers: Record<string, string> | undefined): Response {
   const all: Record<string, string> = body === null ? {} : { 'content-type': 'application/json' };
   all[REQUEST_ID_HEADER] = call.requestId;
+  if (call.node) all[NODE_HEADER] = call.node;
   if (call.responseHeaders) Object.assign(all, call.responseHeaders);
   if (headers) Object.assign(all, headers);
   const payload = typeof body === 'string' ? (body.length > LARGE_BODY_CHARS ? Buffer.from(body) : body) : body === null ? null : body.bytes;

@@ -391,6 +391,31 @@ export class Journal implements NamespacePart {
     this.replaced();
   }
 
+  /**
+   * The encoded entries newer than `id`, oldest first, as views of the journal's buffer: valid
+   * until the next entry is added, so copy them at once (a shared sandbox sends them to Redis as
+   * they are, a few times a second: no decoding, no JSON).
+   */
+  recordsAfter(id: number): Buffer[] {
+    const count = this.ring.count;
+    const first = Math.max(0, count - (this.seq - id));
+    const out: Buffer[] = [];
+    for (let i = first; i < count; i++) out.push(this.ring.record(i));
+    return out;
+  }
+
+  /** Entries recordsAfter() gave, oldest first, as the journal's whole content; `lastId` is the newest one's id. */
+  importRecords(records: readonly Buffer[], lastId: number, dropped: number): void {
+    this.ring.clear();
+    for (const record of records.slice(-this.capacity)) {
+      const { buffer, offset } = this.ring.reserve(record.length);
+      record.copy(buffer, offset);
+    }
+    this.seq = Math.max(lastId, this.ring.count);
+    this.droppedCount = dropped;
+    this.replaced();
+  }
+
   /** A reset keeps the journal: a test can still read what its client sent (POST /_sandbox/reset?journal=true clears it). */
   reset(): void {}
 

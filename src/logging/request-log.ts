@@ -7,9 +7,12 @@ import type { Level, Logger } from 'pino';
 import type { Call } from '../http/call.js';
 import { sentBody } from '../http/json-response.js';
 import type { Step } from '../http/pipeline.js';
+import type { RequestMetrics } from './metrics.js';
 
 export interface RequestStats {
   requests: number;
+  /** Counts and latencies by operation and status (GET /_sandbox/metrics). */
+  metrics: RequestMetrics;
 }
 
 /** Longest error message logged: a validation answer may list many problems. */
@@ -25,6 +28,8 @@ export function logRequests(logger: Logger, stats: RequestStats): Step {
     },
     after(call) {
       const status = call.res.status;
+      const ms = performance.now() - call.receivedAt;
+      stats.metrics.record(call.operation?.id, status, ms / 1000);
       // Success answers: nothing at all unless debug is on (building the line costs more than the request).
       // A 5xx the tester asked for (a scenario, Prefer: code=) is not a fault of the sandbox.
       const level: Level = status < 400 ? 'debug' : status >= 500 && !call.scenario ? 'warn' : 'info';
@@ -34,7 +39,7 @@ export function logRequests(logger: Logger, stats: RequestStats): Step {
         method: call.method,
         path: new URL(call.url).pathname,
         status,
-        ms: Math.round((performance.now() - call.receivedAt) * 10) / 10,
+        ms: Math.round(ms * 10) / 10,
         namespace: call.ns?.name,
         operation: call.operation?.id,
       };

@@ -88,12 +88,18 @@ export class Namespace {
   }
 
   exportState(): NamespaceState {
+    return { namespace: this.name, records: this.store.data, clock: this.clock.snapshot(), parts: this.exportParts() };
+  }
+
+  /** Each part's exported state by name, but those named in `without` (a shared sandbox sends the journal apart). */
+  exportParts(without: readonly string[] = []): Record<string, unknown> {
     const parts: Record<string, unknown> = {};
     for (const kind of this.kinds.kinds) {
+      if (without.includes(kind.key.name)) continue;
       const part = this.existingPart(kind.key);
       if (part) parts[kind.key.name] = part.exportState();
     }
-    return { namespace: this.name, records: this.store.data, clock: this.clock.snapshot(), parts };
+    return parts;
   }
 
   /**
@@ -102,6 +108,16 @@ export class Namespace {
    * Error naming the part and the problem leaves the namespace as it was.
    */
   importState(state: Omit<NamespaceState, 'namespace'>): void {
+    this.importParts(state, () => this.store.replaceAll(state.records));
+  }
+
+  /**
+   * Makes the clock and the parts what `state` describes (a part it does not name starts fresh),
+   * after `setRecords` (if given) has put the records in place: every part is checked first, and
+   * an Error naming the part leaves the namespace as it was. A shared sandbox loads a namespace
+   * this way, its records already in the store (cluster/).
+   */
+  importParts(state: Pick<NamespaceState, 'clock' | 'parts'>, setRecords?: () => void): void {
     const clock = checkClockState(state.clock);
     const commits: Array<() => void> = [];
     for (const kind of this.kinds.kinds) {
@@ -115,7 +131,7 @@ export class Namespace {
     }
     const unknown = Object.keys(state.parts).filter((name) => !this.kinds.byName(name));
     if (unknown.length) throw new Error(`parts: no part is named ${unknown.join(', ')}; known: ${this.kinds.kinds.map((k) => k.key.name).join(', ')}`);
-    this.store.replaceAll(state.records);
+    setRecords?.();
     for (const commit of commits) commit();
     this.clock.restore(clock);
   }

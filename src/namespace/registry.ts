@@ -32,6 +32,16 @@ export interface NamespaceOptions {
   parts: readonly PartKind[];
   /** Called when a new namespace is refused at the cap (for the log). */
   onCapReached?: (refused: string, retryAfterSeconds: number) => void;
+  /**
+   * A shared sandbox (cluster/): the store of a namespace created here (one that records its
+   * changes in Redis), told of each namespace made and removed; `default` is then made like any
+   * other, when first needed, not at boot.
+   */
+  shared?: {
+    newStore(name: string, template: Store): Store;
+    created(ns: Namespace): void;
+    removed(ns: Namespace, why: 'evicted' | 'deleted' | 'handed over'): void;
+  };
 }
 
 export class NamespaceRegistry {
@@ -43,7 +53,7 @@ export class NamespaceRegistry {
 
   constructor(private readonly options: NamespaceOptions) {
     this.kinds = new PartKinds(options.parts);
-    this.register(new Namespace(DEFAULT_NAMESPACE, options.defaultStore ?? Store.sharing(this.template()), this.kinds));
+    if (!options.shared) this.register(new Namespace(DEFAULT_NAMESPACE, options.defaultStore ?? Store.sharing(this.template()), this.kinds));
   }
 
   /** Throws the 400 of a name that cannot be a namespace. */
@@ -70,6 +80,11 @@ export class NamespaceRegistry {
 
   get idleMs(): number {
     return this.options.idleMs;
+  }
+
+  /** The namespace of that name if it exists, without marking it used. */
+  peek(name: string): Namespace | undefined {
+    return this.namespaces.get(name);
   }
 
   /** The namespace of that name if it exists (marked as used now); never creates one. */
@@ -107,7 +122,38 @@ export class NamespaceRegistry {
     if (existing) return existing;
     NamespaceRegistry.checkName(name);
     this.makeRoom(name);
-    return this.register(new Namespace(name, Store.sharing(this.template()), this.kinds));
+    const shared = this.options.shared;
+    if (!shared) return this.register(new Namespace(name, Store.sharing(this.template()), this.kinds));
+    return this.install(name, shared.newStore(name, this.template()));
+  }
+
+  /** The fixtures as a store never written, which namespaces share until they change a collection. */
+  templateStore(): Store {
+    return this.template();
+  }
+
+  /**
+   * Keeps a namespace made on `store` (a shared sandbox loading one from Redis), in place of any of
+   * that name; its parts start fresh, for the caller to import.
+   */
+  install(name: string, store: Store): Namespace {
+    const existing = this.namespaces.get(name);
+    if (existing) {
+      this.namespaces.delete(name);
+      existing.dispose();
+    } else this.makeRoom(name);
+    const ns = this.register(new Namespace(name, store, this.kinds));
+    this.options.shared?.created(ns);
+    return ns;
+  }
+
+  /** Forgets a namespace without a trace here (a shared sandbox handed it to another node); `default` too. */
+  remove(name: string): Namespace | undefined {
+    const ns = this.namespaces.get(name);
+    if (!ns) return undefined;
+    this.namespaces.delete(name);
+    ns.dispose();
+    return ns;
   }
 
   /** A namespace of that name for one request only, never kept (a call that may not create one). */
@@ -130,12 +176,12 @@ export class NamespaceRegistry {
 
   /** Namespaces besides `default`. */
   get count(): number {
-    return this.namespaces.size - 1;
+    return this.namespaces.size - (this.namespaces.has(DEFAULT_NAMESPACE) ? 1 : 0);
   }
 
   reset(name: string): void {
     // A file-backed store writes the fixtures out as its own; a memory store shares them again.
-    this.admit(name).reset((store) => (store.persistent ? store.replaceAll(this.options.fixtures()) : store.shareAll(this.template())));
+    this.admit(name).reset((store) => (store.keepsOwnRecords ? store.replaceAll(this.options.fixtures()) : store.shareAll(this.template())));
   }
 
   delete(name: string): boolean {
@@ -144,6 +190,7 @@ export class NamespaceRegistry {
     if (!ns) return false;
     this.namespaces.delete(name);
     ns.dispose();
+    this.options.shared?.removed(ns, 'deleted');
     return true;
   }
 
@@ -178,6 +225,7 @@ export class NamespaceRegistry {
       this.namespaces.delete(oldest.name);
       oldest.dispose();
       this.evicted++;
+      this.options.shared?.removed(oldest, 'evicted');
       return;
     }
     const retryAfter = oldestBusy ? (oldestBusy.lastUsedAt + this.options.idleMs - now) / 1000 : 1;

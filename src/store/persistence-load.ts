@@ -181,7 +181,7 @@ function parseLine(line: string): LogChange | string {
  * and makes that replay change nothing, record order included; lines with seqs the snapshot holds
  * are skipped before they get here.
  */
-class Replayer {
+export class Replayer {
   private readonly indexes = new Map<string, Map<string, number>>();
   private readonly holed = new Set<CollectionName>();
 

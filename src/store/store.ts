@@ -6,6 +6,7 @@
 import { Low, Memory } from 'lowdb';
 import { Collection } from './collection.js';
 import type { RecordChecker } from './data-file-checks.js';
+import type { Persistence } from './group-commit.js';
 import { FilePersistence, type PersistenceOptions, type PersistenceStats } from './persistence.js';
 import { loadDataFile } from './persistence-load.js';
 import { COLLECTION_NAMES, type CollectionName, type Collections, type StoreData } from './records.js';
@@ -24,10 +25,10 @@ export class Store {
 
   private constructor(
     private readonly db: Low<StoreData>,
-    private readonly persistence: FilePersistence | null,
+    private readonly persistence: Persistence | null,
     template?: Store,
   ) {
-    if (template) this.shareAll(template);
+    if (template) this.shareFrom(template);
     else this.bind();
   }
 
@@ -62,8 +63,23 @@ export class Store {
    * changes a collection, which then gets its own copy (Collection.sharing): a namespace that has
    * not written costs no copy of the fixtures.
    */
-  static sharing(template: Store): Store {
-    return new Store(new Low<StoreData>(new Memory<StoreData>(), template.data), null, template);
+  static sharing(template: Store, persistence: Persistence | null = null): Store {
+    return new Store(new Low<StoreData>(new Memory<StoreData>(), template.data), persistence, template);
+  }
+
+  /**
+   * A store that shares `template`'s collections except those `own` gives (rows loaded from
+   * elsewhere: a namespace's state in Redis), with `persistence` told of every change from now on.
+   */
+  static partlyShared(template: Store, own: Partial<StoreData['collections']>, persistence: Persistence | null): Store {
+    const store = Store.sharing(template, persistence);
+    for (const name of COLLECTION_NAMES) {
+      const rows = own[name] as { id: string }[] | undefined;
+      if (!rows) continue;
+      (store.db.data.collections as Record<string, unknown[]>)[name] = rows;
+      (store.collections as unknown as Record<string, Collection<{ id: string }>>)[name] = new Collection(name, rows, store.persistence?.listener() ?? null);
+    }
+    return store;
   }
 
   get data(): StoreData {
@@ -83,13 +99,19 @@ export class Store {
 
   /** Replaces the whole state with `template`'s, shared until changed (a reset of a memory store). */
   shareAll(template: Store): void {
-    if (this.persistence) throw new Error('a file-backed store keeps its own records: replaceAll() it');
+    if (this.persistence?.keepsOwnRecords) throw new Error('a file-backed store keeps its own records: replaceAll() it');
+    this.shareFrom(template);
+    this.persistence?.replaced();
+  }
+
+  private shareFrom(template: Store): void {
     const data: StoreData = { ...template.data, collections: { ...template.data.collections } };
     this.db.data = data;
+    const listener = this.persistence?.listener() ?? null;
     this.collections = Object.fromEntries(
       COLLECTION_NAMES.map((name) => [
         name,
-        Collection.sharing(template.collections[name] as unknown as Collection<{ id: string }>, null, (rows) => {
+        Collection.sharing(template.collections[name] as unknown as Collection<{ id: string }>, listener, (rows) => {
           (data.collections as Record<string, unknown[]>)[name] = rows;
         }),
       ]),
@@ -119,13 +141,31 @@ export class Store {
     return this.persistence?.whenDurable();
   }
 
+  /** Whether a persistence (data file, Redis) records its changes. */
   get persistent(): boolean {
     return this.persistence !== null;
   }
 
-  /** Counters of the file persistence (appends, snapshots, sizes); null for a memory-only store. */
+  /** Whether it keeps its own copy of every record (a data file): a reset then writes the fixtures out rather than sharing them. */
+  get keepsOwnRecords(): boolean {
+    return this.persistence?.keepsOwnRecords === true;
+  }
+
+  /** Counters of the file persistence (appends, snapshots, sizes); null for another store. */
   get persistenceStats(): PersistenceStats | null {
-    return this.persistence?.getStats() ?? null;
+    return this.persistence instanceof FilePersistence ? this.persistence.getStats() : null;
+  }
+
+  /** Whether every collection still reads the template's rows (nothing changed since created or reset). */
+  get allShared(): boolean {
+    return COLLECTION_NAMES.every((name) => this.collections[name].isShared);
+  }
+
+  /** The collections that have their own rows (changed since shared), by name. */
+  ownCollections(): Partial<StoreData['collections']> {
+    const own: Record<string, unknown> = {};
+    for (const name of COLLECTION_NAMES) if (!this.collections[name].isShared) own[name] = this.collections[name].all();
+    return own as Partial<StoreData['collections']>;
   }
 
   private bind(): void {

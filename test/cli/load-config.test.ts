@@ -89,6 +89,12 @@ describe('loadConfig defaults and sources', () => {
       '2500',
       '--forward-webhooks-to',
       'http://127.0.0.1:3000/hooks',
+      '--store',
+      'memory',
+      '--node-id',
+      'node-7',
+      '--lease-ms',
+      '900',
     ]);
     expect(config).toEqual({
       host: 'localhost',
@@ -117,8 +123,12 @@ describe('loadConfig defaults and sources', () => {
       tlsDir: '/work/app/ca',
       webhookTimeoutMs: 2500,
       forwardWebhooksTo: 'http://127.0.0.1:3000/hooks',
+      store: 'memory',
+      nodeId: 'node-7',
+      leaseMs: 900,
     });
     expect(load(['--tls']).config.tls).toBe(true);
+    expect(load(['--store', 'redis://redis.internal:6380']).config.store).toBe('redis://redis.internal:6380');
   });
 
   it('reads every option from its SANDBOX_* variable', () => {
@@ -148,6 +158,9 @@ describe('loadConfig defaults and sources', () => {
       SANDBOX_TLS_DIR: '/var/ca',
       SANDBOX_WEBHOOK_TIMEOUT_MS: '3000',
       SANDBOX_FORWARD_WEBHOOKS_TO: 'https://hooks.localhost/in',
+      SANDBOX_STORE: 'memory',
+      SANDBOX_NODE_ID: 'node-8',
+      SANDBOX_LEASE_MS: '2000',
     });
     expect(config).toEqual({
       host: '127.0.0.2',
@@ -176,6 +189,9 @@ describe('loadConfig defaults and sources', () => {
       tlsDir: '/var/ca',
       webhookTimeoutMs: 3000,
       forwardWebhooksTo: 'https://hooks.localhost/in',
+      store: 'memory',
+      nodeId: 'node-8',
+      leaseMs: 2000,
     });
     expect(load([], { SANDBOX_HTTPS_PORT: '0' }).config.httpsPort).toBe(0);
   });
@@ -208,6 +224,9 @@ describe('loadConfig defaults and sources', () => {
       tlsDir: '~ca',
       webhookTimeoutMs: 4000,
       forwardWebhooksTo: null,
+      store: 'memory',
+      nodeId: 'node-9',
+      leaseMs: 3000,
     };
     const { config, configFile } = load([], {}, files({ '/work/app/sandbox.config.json': file }));
     expect(configFile).toBe('/work/app/sandbox.config.json');

@@ -1,5 +1,7 @@
-// The console's pure helpers: the request as curl, the records search, what falls due next.
+// The console's pure helpers: the request as curl, the records search, what falls due next, the
+// scenario definitions the Scenarios page's form writes (and that the control API takes them).
 import { describe, expect, it } from 'vitest';
+import { COMMON_CASES, commonDefinition, ordinal } from '../../src/console/client/scenario-definition.js';
 import { curlCommand, shellQuote } from '../../src/console/curl.js';
 import { dueNext } from '../../src/console/pages/due.js';
 import { recordMatches } from '../../src/console/pages/records.js';
@@ -121,15 +123,104 @@ describe('due next', () => {
       { id: 'e2', report_id: 'r1', status: 'succeeded', created_at: '2026-11-21T10:00:00.000Z', updated_at: '2026-11-21T10:00:30.000Z', lifecycle },
       { id: 'e3', report_id: 'r1', status: 'pending', created_at: '2026-11-21T10:00:00.000Z', updated_at: '2026-11-21T10:00:00.000Z', lifecycle: null },
     ];
-    expect(dueNext(reports, executions, now)).toEqual([
+    expect(dueNext({ reports, executions, deliveries: [] }, now)).toEqual([
       {
         atMs: Date.parse('2026-11-22T10:00:05Z'),
         what: 'Execution of report "Nightly" goes dispatched → processing',
-        collection: 'report_executions',
         id: 'e1',
+        link: 'records?collection=report_executions&id=e1',
       },
-      { atMs: Date.parse('2026-11-22T23:00:00Z'), what: 'Report "Nightly" runs (daily)', collection: 'reports', id: 'r1' },
+      { atMs: Date.parse('2026-11-22T23:00:00Z'), what: 'Report "Nightly" runs (daily)', id: 'r1', link: 'records?collection=reports&id=r1' },
     ]);
-    expect(dueNext(reports, executions, now, 1)).toHaveLength(1);
+    expect(dueNext({ reports, executions, deliveries: [] }, now, 1)).toHaveLength(1);
+  });
+
+  it('lists webhook attempts waiting: retries and first attempts held back, not finished deliveries', () => {
+    const delivery = (id: string, status: string, attempts: number, next: string | null, url: string | null = 'http://127.0.0.1:3000/hooks') => ({
+      id,
+      event_name: 'buyer.updated',
+      status,
+      url,
+      attempts: Array.from({ length: attempts }, (_, i) => ({ number: i + 1 })),
+      next_attempt_at: next,
+    });
+    const deliveries = [
+      delivery('d1', 'pending', 1, '2026-11-22T10:01:00.000Z'),
+      delivery('d2', 'pending', 0, '2026-11-22T10:00:30.000Z', null),
+      delivery('d3', 'succeeded', 1, null),
+      delivery('d4', 'failed', 8, null),
+      delivery('d5', 'pending', 2, '2026-11-22T09:59:00.000Z'), // in flight: due already
+    ];
+    expect(dueNext({ reports: [], executions: [], deliveries }, now)).toEqual([
+      {
+        atMs: Date.parse('2026-11-22T10:00:30Z'),
+        what: 'Webhook buyer.updated to a subscription that no longer exists: first attempt',
+        id: 'd2',
+        link: 'webhooks?delivery=d2',
+      },
+      {
+        atMs: Date.parse('2026-11-22T10:01:00Z'),
+        what: 'Webhook buyer.updated to http://127.0.0.1:3000/hooks: retry, attempt 2',
+        id: 'd1',
+        link: 'webhooks?delivery=d1',
+      },
+    ]);
+  });
+});
+
+describe('the scenario definitions of the common cases', () => {
+  const fields = { kind: 'nth-call', operation: 'listBuyerPaymentMethods', status: '500', call: '2', delay_ms: '1500', name: '', description: '' };
+
+  it('offers three cases', () => {
+    expect(COMMON_CASES.map(([kind]) => kind)).toEqual(['nth-call', 'delay', 'report-executions-fail']);
+  });
+
+  it('writes "STATUS on the Nth call of OPERATION" with the calls shorthand, named and described after what it does', () => {
+    expect(commonDefinition(fields)).toEqual({
+      name: 'listbuyerpaymentmethods-call-2-500',
+      description: 'The 2nd call of listBuyerPaymentMethods answers 500; the others run normally.',
+      operations: ['listBuyerPaymentMethods'],
+      calls: [2],
+      respond: { status: 500 },
+    });
+    expect(commonDefinition({ ...fields, name: ' mine ', description: ' Mine. ' })).toMatchObject({ name: 'mine', description: 'Mine.' });
+  });
+
+  it('writes "delay OPERATION by N ms" and "fail every report execution"', () => {
+    expect(commonDefinition({ ...fields, kind: 'delay', delay_ms: ' 250 ' })).toEqual({
+      name: 'listbuyerpaymentmethods-delay-250ms',
+      description: 'listBuyerPaymentMethods answers normally, 250 ms late.',
+      operations: ['listBuyerPaymentMethods'],
+      delay_ms: 250,
+      pass: true,
+    });
+    expect(commonDefinition({ ...fields, kind: 'report-executions-fail' })).toEqual({
+      name: 'report-executions-fail',
+      description: 'Report executions created while it is active go pending, dispatched, processing, then failed.',
+      report_execution: { path: ['pending', 'dispatched', 'processing', 'failed'] },
+    });
+  });
+
+  it('sends what is not a whole number as typed, so that the API names the field', () => {
+    const definition = commonDefinition({ ...fields, status: 'five hundred', call: '1.5' });
+    expect(definition.respond).toEqual({ status: 'five hundred' });
+    expect(definition.calls).toEqual(['1.5']);
+    expect(definition.name).toBe('listbuyerpaymentmethods-call-1.5-five-hundred');
+  });
+
+  it('says ordinals in English', () => {
+    expect([1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111].map(ordinal)).toEqual([
+      '1st',
+      '2nd',
+      '3rd',
+      '4th',
+      '11th',
+      '12th',
+      '13th',
+      '21st',
+      '22nd',
+      '101st',
+      '111th',
+    ]);
   });
 });

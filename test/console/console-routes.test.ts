@@ -1,7 +1,7 @@
 // The console over HTTP: shells of every page (no data, no token), its files from the package,
 // its content behind the admin token exactly like the control API, read without creating a
 // namespace, and a request's detail with its validation details and the request as curl.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_ASSET_NAMES } from '../../src/console/assets.js';
@@ -9,7 +9,7 @@ import { PAGES } from '../../src/console/pages.js';
 import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 const ROOT = join(import.meta.dirname, '../..');
-const SLUGS = ['requests', 'scenarios', 'clock', 'records', 'namespaces'];
+const SLUGS = ['requests', 'scenarios', 'clock', 'records', 'webhooks', 'namespaces'];
 
 describe('console routes, on loopback without an admin token', () => {
   let sb: TestSandbox;
@@ -55,6 +55,11 @@ describe('console routes, on loopback without an admin token', () => {
     expect(sb.deps.namespaces.has('c1')).toBe(false); // a page shell creates nothing
   });
 
+  it('serves every module of the browser script', () => {
+    const modules = readdirSync(join(ROOT, 'src/console/client')).map((name) => name.replace(/\.ts$/, '.js'));
+    expect(CONSOLE_ASSET_NAMES.filter((name) => !['htmx.min.js', 'console.css'].includes(name)).sort()).toEqual(modules.sort());
+  });
+
   it.each(CONSOLE_ASSET_NAMES)('serves the asset %s from the package', async (name) => {
     const res = await sb.http.get(`/_sandbox/console/assets/${name}`);
     expect(res.status).toBe(200);
@@ -72,7 +77,7 @@ describe('console routes, on loopback without an admin token', () => {
     expectErrorBody(asset.body, 404, 'not_found');
     const page = await sb.http.get('/_sandbox/console/dashboard');
     expect(page.status).toBe(404);
-    expect(page.body.message).toBe("The console has no page 'dashboard'; its pages: requests, scenarios, clock, records, namespaces.");
+    expect(page.body.message).toBe("The console has no page 'dashboard'; its pages: requests, scenarios, clock, records, webhooks, namespaces.");
     const fragment = await sb.http.get('/_sandbox/console/parts/clock/entry');
     expect(fragment.status).toBe(404);
     const post = await sb.http.post('/_sandbox/console/clock');
@@ -116,7 +121,7 @@ describe('console routes, on loopback without an admin token', () => {
     const catalog = (await sb.http.get('/_sandbox/scenarios')).body.items.map((s: { name: string }) => s.name);
     for (const name of catalog) expect(scenarios).toContain(`data-scenario="${name}"`);
     expect(scenarios).toContain('For merchant account merchant-two: <code>slow</code>');
-    expect(scenarios).toContain('>Deactivate slow</button>');
+    expect(scenarios).toContain('aria-label="Deactivate slow"');
     expect(scenarios).toContain(
       'data-json="{&quot;scenarios&quot;:[&quot;slow&quot;,&quot;server-error&quot;],&quot;merchant_account_id&quot;:&quot;merchant-two&quot;}"',
     );

@@ -2,15 +2,14 @@
 // it loads, lists every operation of openapi.json (and of openapi.admin.json on /docs/admin), and
 // logs no console error; "Try it out" calls the sandbox at the address the page came from.
 // Skipped, with a visible warning, only where /usr/bin/chromium is absent.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/logger.js';
 import { type RunningSandbox, startSandbox } from '../../src/start.js';
+import { CHROMIUM, hasChromium, launchChromium } from '../support/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`docs-browser.test.ts: ${CHROMIUM} is absent, the browser test of /docs does not run (apt-get install chromium)`);
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -28,19 +27,7 @@ describe('the /docs page in Chromium', () => {
   beforeAll(async () => {
     if (!hasChromium) return;
     sandbox = await startSandbox({ port: 0, logger: createLogger({ logLevel: 'silent', logFormat: 'json' }) });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -12,6 +12,7 @@ const LAYERS: string[][] = [
   ['tls'], //                             HTTPS: the sandbox CA, certificates, the secure server
   ['app', 'watch'], //                    the request flow; hot reload
   ['sandbox'], //                         boot: builds what createApp needs
+  ['cluster'], //                         a shared sandbox: leases, state in Redis, moving namespaces between nodes
   ['console'], //                         the console's pages, read through the control API's handlers
   ['admin', 'docs'], //                   control surfaces
   ['webhooks'], //                        events from changes, signing, the delivery queue

@@ -61,12 +61,58 @@ export function messageOf(answer: Answer): string {
   return `${answer.status}: ${typeof body === 'string' ? body.slice(0, 200) : 'the request failed'}`;
 }
 
-/** The top-level field an error item names: a 400 detail's pointer /field/..., a 422 detail's loc ['body', field, ...]. */
-function fieldOf(item: any): string | null {
-  if (typeof item?.pointer === 'string' && item.pointer.startsWith('/'))
-    return decodeURIComponent(item.pointer.split('/')[1]).replace(/~1/g, '/').replace(/~0/g, '~');
-  if (Array.isArray(item?.loc) && item.loc[0] === 'body' && item.loc.length > 1) return String(item.loc[1]);
+/** Where an error item points in the body: a 400 detail's pointer, or a 422 detail's loc ['body', field, ...] as a pointer. */
+function pointerOf(item: any): string | null {
+  if (typeof item?.pointer === 'string' && item.pointer.startsWith('/')) return item.pointer;
+  if (Array.isArray(item?.loc) && item.loc[0] === 'body' && item.loc.length > 1) {
+    return item.loc
+      .slice(1)
+      .map((part: unknown) => `/${String(part).replace(/~/g, '~0').replace(/\//g, '~1')}`)
+      .join('');
+  }
   return null;
+}
+
+/**
+ * The error slots of a form by the pointers they take. A slot's data-error-for lists pointers
+ * ("/respond/status /respond") or top-level field names ("display_name", the same as
+ * "/display_name"); "*" takes what no other slot does.
+ */
+function slotsOf(form: HTMLElement): Map<string, HTMLElement> {
+  const slots = new Map<string, HTMLElement>();
+  for (const slot of form.querySelectorAll<HTMLElement>('[data-error-for]')) {
+    for (const key of (slot.dataset.errorFor as string).split(/\s+/)) {
+      if (key) slots.set(key === '*' || key.startsWith('/') ? key : `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, slot);
+    }
+  }
+  return slots;
+}
+
+/** The slot for a pointer: the one naming it or its nearest parent. */
+function slotFor(slots: Map<string, HTMLElement>, pointer: string): HTMLElement | null {
+  for (let at = pointer; at; at = at.slice(0, at.lastIndexOf('/'))) {
+    const slot = slots.get(at) ?? slots.get(safeDecode(at));
+    if (slot) return slot;
+  }
+  return null;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The control a slot reports on: the one it describes (aria-describedby), else the field it is named after. */
+function controlOf(form: HTMLElement, slot: HTMLElement): HTMLElement | null {
+  if (slot.id) {
+    const described = form.querySelector<HTMLElement>(`[aria-describedby~="${CSS.escape(slot.id)}"]`);
+    if (described) return described;
+  }
+  const name = (slot.dataset.errorFor as string).split(/\s+/)[0].replace(/^\//, '').split('/')[0];
+  return name ? form.querySelector<HTMLElement>(`[name="${CSS.escape(name)}"]`) : null;
 }
 
 export function clearErrors(form: HTMLElement): void {
@@ -74,24 +120,28 @@ export function clearErrors(form: HTMLElement): void {
   for (const el of form.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
 }
 
-/** Puts an error answer's messages next to the fields of `form` they name, the rest in its alert line; focuses the first field in error. */
+/** Puts an error answer's messages next to the fields of `form` they point at, the rest in its alert line; focuses the first field in error. */
 export function showErrors(form: HTMLElement, answer: Answer): void {
   clearErrors(form);
   const items: any[] = Array.isArray(answer.body?.details) ? answer.body.details : Array.isArray(answer.body?.detail) ? answer.body.detail : [];
+  const slots = slotsOf(form);
   const unplaced: string[] = [];
   let first: HTMLElement | null = null;
   for (const item of items) {
-    const field = fieldOf(item);
-    const slot = field === null ? null : form.querySelector<HTMLElement>(`[data-error-for="${CSS.escape(field)}"]`);
+    const pointer = pointerOf(item);
     const text = String(item.message ?? item.msg ?? '');
+    let slot = pointer === null ? null : slotFor(slots, pointer);
+    const catchAll = !slot && slots.get('*');
+    if (catchAll) slot = catchAll;
     if (!slot) {
       unplaced.push(text);
       continue;
     }
-    slot.textContent = slot.textContent ? `${slot.textContent} ${text}` : text;
-    const input = form.querySelector<HTMLElement>(`[name="${CSS.escape(field as string)}"]`);
-    input?.setAttribute('aria-invalid', 'true');
-    first ??= input;
+    const line = catchAll && pointer ? `${pointer}: ${text}` : text;
+    slot.textContent = slot.textContent ? `${slot.textContent} ${line}` : line;
+    const control = controlOf(form, slot);
+    control?.setAttribute('aria-invalid', 'true');
+    first ??= control;
   }
   const alert = form.querySelector<HTMLElement>('[data-errors]');
   const summary = items.length && !unplaced.length ? `${answer.status}: ${answer.body?.message ?? 'see the fields marked'}` : messageOf(answer);

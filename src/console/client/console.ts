@@ -4,8 +4,11 @@
 // next to the fields they name; after a change the content is read again, the focus kept on the
 // control that made it.
 import { type Answer, adminToken, api, clearErrors, controlHeaders, isTokenProblem, messageOf, say, showErrors, TOKEN_KEY } from './api.js';
+import { focusKey, restoreFocus } from './focus.js';
 import { initRecordEditor } from './records.js';
 import { startRequests } from './requests.js';
+import { type Built, initScenarioForms, jsonRequest, scenarioRequest } from './scenarios.js';
+import { startWebhooks } from './webhooks.js';
 
 interface Htmx {
   ajax(method: string, url: string, options: { target: string | Element; swap?: string }): Promise<void>;
@@ -17,32 +20,11 @@ const login = document.getElementById('login') as HTMLElement;
 const page = document.body.dataset.page;
 let reloadRequests: (() => void) | null = null;
 
-/** Something to find the same control by once the content is made again. */
-function identity(el: Element | null): string | null {
-  if (!el || el === document.body || !main.contains(el)) return null;
-  if (el.id) return `#${el.id}`;
-  return `${el.tagName}|${el.getAttribute('data-api') ?? ''}|${el.getAttribute('name') ?? ''}|${el.textContent?.trim() ?? ''}`;
-}
-
-function restoreFocus(key: string | null): void {
-  if (!key) return;
-  if (key.startsWith('#')) {
-    document.getElementById(key.slice(1))?.focus();
-    return;
-  }
-  for (const el of main.querySelectorAll<HTMLElement>('button, input, select, textarea, a')) {
-    if (identity(el) === key) {
-      el.focus();
-      return;
-    }
-  }
-}
-
 /** (Re)reads the page's content into <main>. */
 async function loadContent(): Promise<void> {
-  const focused = identity(document.activeElement);
+  const focused = focusKey(main);
   await htmx.ajax('GET', main.dataset.part as string, { target: main, swap: 'innerHTML' });
-  restoreFocus(focused);
+  restoreFocus(main, focused);
 }
 
 /** After a change: the requests page reads its list again; any other page its whole content. */
@@ -70,6 +52,8 @@ document.body.addEventListener('htmx:afterSwap', (event) => {
   reloadRequests = requests ? startRequests(requests) : null;
   const editor = main.querySelector<HTMLFormElement>('#record-form');
   if (editor) initRecordEditor(editor);
+  initScenarioForms(main);
+  startWebhooks(main);
 });
 
 document.body.addEventListener('htmx:responseError', (event) => {
@@ -133,8 +117,11 @@ function formBody(form: HTMLFormElement): { body: Record<string, unknown>; probl
       }
     } else body[el.name] = value;
   }
-  // An empty list of ticked boxes means "none chosen": left out, so the API's default applies.
-  for (const [name, value] of Object.entries(body)) if (Array.isArray(value) && value.length === 0) delete body[name];
+  // An empty list of ticked boxes means "none chosen": left out, so the API's default applies,
+  // unless its boxes say an empty list means something (data-keep-empty: deactivate every scenario).
+  for (const [name, value] of Object.entries(body)) {
+    if (Array.isArray(value) && value.length === 0 && !form.querySelector(`[name="${CSS.escape(name)}"][data-keep-empty]`)) delete body[name];
+  }
   return { body, problem: null };
 }
 
@@ -151,14 +138,21 @@ function showResult(selector: string, answer: Answer): void {
   area.querySelector<HTMLElement>('textarea, input')?.focus();
 }
 
-/** Sends the request a data-api element names; what happens after depends on the answer. */
-async function act(source: HTMLElement, body: unknown, form: HTMLFormElement | null): Promise<void> {
-  const [method, path] = (source.dataset.api as string).split(' ');
+/** A done message with {field} or {field.sub} filled in from the answer's body. */
+function doneText(template: string, body: unknown): string {
+  return template.replace(/\{([\w.]+)\}/g, (_, path: string) => {
+    const value = path.split('.').reduce<any>((at, key) => (at === null || at === undefined ? undefined : at[key]), body);
+    return value === undefined || value === null ? '' : String(value);
+  });
+}
+
+/** Sends a control request for a data-api element; what happens after depends on the answer. */
+async function act(source: HTMLElement, request: { method: string; path: string; body: unknown }, form: HTMLFormElement | null): Promise<void> {
   if (form) clearErrors(form);
   source.setAttribute('aria-busy', 'true');
   let answer: Answer;
   try {
-    answer = await api(method, path, body);
+    answer = await api(request.method, request.path, request.body);
   } catch (err) {
     say(`The sandbox did not answer: ${(err as Error).message}`, true);
     return;
@@ -170,17 +164,26 @@ async function act(source: HTMLElement, body: unknown, form: HTMLFormElement | n
     if (!isTokenProblem(answer.status, answer.body)) say(messageOf(answer), true);
     return;
   }
-  say(source.dataset.done ?? 'Done.');
+  say(doneText(source.dataset.done ?? 'Done.', answer.body));
   if (form?.dataset.result) showResult(form.dataset.result, answer);
   else refresh();
 }
+
+/** The request a data-api element makes: method and path as it names them, the body from its data-json or its form's fields. */
+function requestOf(source: HTMLElement, body: unknown): { method: string; path: string; body: unknown } {
+  const [method, path] = (source.dataset.api as string).split(' ');
+  return { method, path, body };
+}
+
+/** Forms whose body is not simply their fields: the scenario forms. */
+const BUILDERS: Record<string, (form: HTMLFormElement) => Built> = { scenario: scenarioRequest, json: jsonRequest };
 
 document.addEventListener('click', (event) => {
   const target = event.target as HTMLElement;
   const button = target.closest<HTMLElement>('button[data-api]');
   if (button) {
     const json = button.dataset.json;
-    void act(button, json === undefined ? undefined : JSON.parse(json), null);
+    void act(button, requestOf(button, json === undefined ? undefined : JSON.parse(json)), null);
     return;
   }
   const copy = target.closest<HTMLElement>('[data-copy]');
@@ -191,6 +194,13 @@ document.addEventListener('submit', (event) => {
   const form = event.target as HTMLFormElement;
   if (!form.dataset.api) return;
   event.preventDefault();
+  const builder = form.dataset.build ? BUILDERS[form.dataset.build] : undefined;
+  if (builder) {
+    const built = builder(form);
+    if ('problem' in built) showErrors(form, { ok: false, status: 400, body: { message: built.problem.message, details: [built.problem] } });
+    else void act(form, built.request, form);
+    return;
+  }
   const { body, problem } = formBody(form);
   if (problem) {
     showErrors(form, {
@@ -200,7 +210,7 @@ document.addEventListener('submit', (event) => {
     });
     return;
   }
-  void act(form, body, form);
+  void act(form, requestOf(form, body), form);
 });
 
 async function copyFrom(selector: string): Promise<void> {

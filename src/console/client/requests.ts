@@ -79,7 +79,14 @@ export function startRequests(root: HTMLElement): () => void {
     badge.textContent = String(entry.status);
     status.append(badge);
     cell(`${Math.round(entry.duration_ms * 10) / 10} ms`, 'num');
-    cell(entry.scenario ?? '');
+    const scenario = cell(entry.scenario ?? '');
+    if (entry.outside_contract) {
+      // A status the operation does not declare (infrastructure's 429 or 5xx): said in the row, not only in the detail.
+      const mark = document.createElement('span');
+      mark.className = 'badge outside';
+      mark.textContent = 'outside the contract';
+      scenario.append(' ', mark);
+    }
     return tr;
   }
 

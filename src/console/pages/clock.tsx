@@ -1,8 +1,8 @@
 // Clock: the namespace clock (GET /_sandbox/clock), moved through PUT/DELETE /_sandbox/clock and
-// POST /_sandbox/clock/advance; what falls due next, and the newest report executions, so a tester
-// sees time-driven state move as the clock does.
+// POST /_sandbox/clock/advance; what falls due next (report runs, execution status changes, webhook
+// retries), and the newest report executions, so a tester sees time-driven state move as the clock does.
 import { PageHeading } from '../layout.js';
-import { controlPath, controlRead } from '../read.js';
+import { consolePath, controlPath, controlRead } from '../read.js';
 import type { ConsolePage, ConsoleView } from '../types.js';
 import { ApiButton, ApiForm, Field, Instant, Note, relative, TableHead } from '../ui.js';
 import { dueNext } from './due.js';
@@ -44,8 +44,10 @@ export const clockPage: ConsolePage = {
     const clock: ClockBody = await controlRead(view, 'getClock');
     const reports = await allRecords(view, 'reports');
     const executions = await allRecords(view, 'report_executions');
+    // Every waiting delivery fits one read: a namespace keeps at most 1,000 (MAX_PENDING).
+    const deliveries = (await controlRead(view, 'listWebhookDeliveries', { query: { outcome: 'pending', limit: 1000, offset: 0 } })).items;
     const nowMs = Date.parse(clock.now);
-    const due = dueNext(reports, executions, nowMs);
+    const due = dueNext({ reports, executions, deliveries }, nowMs);
     const recent = [...executions].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id)).slice(0, 5);
     const reportNames = new Map(reports.map((r) => [r.id, r.name]));
     const path = controlPath(view, '/clock');
@@ -140,7 +142,7 @@ export const clockPage: ConsolePage = {
           {due.length ? (
             <div class="table-wrap">
               <table>
-                <caption>Scheduled report runs and report execution status changes, soonest first</caption>
+                <caption>Scheduled report runs, report execution status changes and webhook attempts, soonest first</caption>
                 <TableHead columns={['When', 'What', 'Record']} />
                 <tbody>
                   {due.map((item) => (
@@ -150,7 +152,7 @@ export const clockPage: ConsolePage = {
                       </td>
                       <td>{item.what}</td>
                       <td>
-                        <a href={`${view.base}/_sandbox/console/records?collection=${item.collection}&id=${encodeURIComponent(item.id)}`}>{item.id}</a>
+                        <a href={consolePath(view, `/${item.link}`)}>{item.id}</a>
                       </td>
                     </tr>
                   ))}
@@ -158,7 +160,7 @@ export const clockPage: ConsolePage = {
               </table>
             </div>
           ) : (
-            <Note>Nothing is due: no enabled scheduled report, and no report execution on its way.</Note>
+            <Note>Nothing is due: no enabled scheduled report, no report execution on its way, no webhook attempt waiting.</Note>
           )}
         </section>
       </>

@@ -8,7 +8,7 @@ import type { JournalEntry } from '../../journal/journal.js';
 import { JOURNAL } from '../../journal/journal.js';
 import { curlCommand } from '../curl.js';
 import { PageHeading } from '../layout.js';
-import { controlPath, controlRead } from '../read.js';
+import { controlPath, controlRead, merchantAccountIds } from '../read.js';
 import type { ConsolePage, ConsoleView } from '../types.js';
 import { ApiButton, JsonBlock, Note, TableHead } from '../ui.js';
 
@@ -82,9 +82,7 @@ export const requestsPage: ConsolePage = {
 
   async render(view) {
     const namespaces = view.call.namespaceNamed ? [] : (await controlRead(view, 'listNamespaces')).items.map((n: { name: string }) => n.name);
-    const merchantAccounts = (
-      await controlRead(view, 'listRecords', { params: { collection: 'merchant_accounts' }, query: { limit: 1000, offset: 0 } })
-    ).items.map((m: { id: string }) => m.id);
+    const merchantAccounts = await merchantAccountIds(view);
     const scenarios = (await controlRead(view, 'listScenarios')).items.map((s: { name: string }) => s.name);
     return (
       <>
@@ -185,7 +183,17 @@ function EntryDetail(props: { entry: JournalEntry }) {
         <dt>Operation</dt>
         <dd>{e.operation_id ?? 'none (no operation matched)'}</dd>
         <dt>Scenario</dt>
-        <dd>{e.scenario ?? 'none'}</dd>
+        <dd>
+          {e.scenario ?? 'none'}
+          {e.outside_contract ? (
+            <>
+              {' '}
+              <span class="badge outside">outside the contract</span>
+              <br />
+              <span class="muted">{e.status} is not a status this operation declares: infrastructure answers it (a proxy, a gateway), not the service.</span>
+            </>
+          ) : null}
+        </dd>
         <dt>Merchant account</dt>
         <dd>{e.merchant_account_id ?? 'none'}</dd>
         <dt>Namespace</dt>
@@ -214,6 +222,16 @@ function EntryDetail(props: { entry: JournalEntry }) {
               </tbody>
             </table>
           </div>
+        </section>
+      ) : null}
+      {e.lost_answer ? (
+        <section aria-labelledby="lost-title" id="lost-answer">
+          <h3 id="lost-title">Answer lost</h3>
+          <p>
+            The operation ran and its change is kept, but the scenario lost its answer: the client got{' '}
+            {e.status === 444 ? 'a closed connection' : <strong>{e.status}</strong>}, the operation had answered <strong>{e.lost_answer.status}</strong>.
+          </p>
+          {e.lost_answer.body === null ? null : <JsonBlock value={e.lost_answer.body} label="The answer that was lost" />}
         </section>
       ) : null}
       <section aria-labelledby="curl-title">

@@ -1,0 +1,341 @@
+// One node of a shared sandbox (--store redis://HOST:PORT): several sandbox processes behind a
+// proxy that sends each namespace to one of them by consistent hashing (deploy/haproxy.cfg), with
+// leases, state and a registry of namespaces and nodes in Redis. This node:
+//  - connects at boot (an unreachable Redis stops the start, naming the address);
+//  - registers itself (a `nodes` hash entry, and a key that lives while it renews it);
+//  - owns namespaces (owner.ts), renewing their leases and its own key every third of a lease,
+//    and writes their journals and step counters a few times a second (VOLATILE_EVERY_MS);
+//  - answers the other nodes over pub/sub: hand over a namespace, list, reset or drop namespaces.
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { namespaceItem } from '../admin/namespaces.js';
+import type { ClusterControl, NamespaceItem } from '../admin/types.js';
+import type { SandboxConfig } from '../config.js';
+import { ApiError } from '../errors/api-error.js';
+import { JOURNAL } from '../journal/journal.js';
+import type { Namespace } from '../namespace/namespace.js';
+import type { NamespaceOptions, NamespaceRegistry } from '../namespace/registry.js';
+import type { Store } from '../store/store.js';
+import { Ownership } from './owner.js';
+import { connectRedis, KEYS, nsKeys, type SandboxRedis } from './redis.js';
+
+/** How often journals and step counters of the namespaces in use are written (what a kill -9 may lose of them). */
+export const VOLATILE_EVERY_MS = 250;
+/** How long a request across nodes waits for every node's answer. */
+const NODE_ANSWER_MS = 2_000;
+
+type Request =
+  | { type: 'handover' | 'released'; ns: string; from: string }
+  | { type: 'list' | 'reset' | 'drop'; id: string; from: string; journal?: boolean; ns?: string };
+
+interface Reply {
+  id: string;
+  node: string;
+  items?: NamespaceItem[];
+  names?: string[];
+  dropped?: boolean;
+}
+
+export class Cluster implements ClusterControl {
+  readonly ownership: Ownership;
+  private registry!: NamespaceRegistry;
+  private nodeId = '';
+  private url = '';
+  private ready = false;
+  private closing = false;
+  private timers: NodeJS.Timeout[] = [];
+  private subscriber: SandboxRedis['client'] | null = null;
+  private readonly pending = new Map<string, { expect: Set<string>; replies: Reply[]; done: () => void }>();
+
+  private constructor(
+    private readonly redis: SandboxRedis,
+    private readonly config: SandboxConfig,
+    private readonly logger: Logger,
+  ) {
+    this.ownership = new Ownership({
+      redis,
+      nodeId: () => this.nodeId,
+      leaseMs: config.leaseMs,
+      seed: config.seed,
+      journalSize: config.journalSize,
+      publish: (message) => this.publish({ ...message, from: this.nodeId }),
+      log: (level, fields, message) => logger[level]({ event: 'cluster', node: this.nodeId, ...fields }, message),
+    });
+  }
+
+  /** Connects to Redis (a failure names the address and stops the start). */
+  static async connect(config: SandboxConfig, logger: Logger): Promise<Cluster> {
+    return new Cluster(await connectRedis(config.store), config, logger);
+  }
+
+  /** What the namespace registry asks of the shared sandbox. */
+  registryHooks(): NonNullable<NamespaceOptions['shared']> {
+    return {
+      newStore: (name, template) => this.ownership.newStore(name, template),
+      created: (ns) => this.ownership.created(ns),
+      removed: (ns, why) => void this.ownership.removed(ns, why),
+    };
+  }
+
+  attach(registry: NamespaceRegistry): void {
+    this.registry = registry;
+    this.ownership.setRegistry(registry);
+  }
+
+  /** Once listening: joins the cluster under `nodeId` (subscribes, registers, starts renewing). */
+  async start(nodeId: string, url: string): Promise<void> {
+    this.nodeId = nodeId;
+    this.url = url;
+    await this.claimNodeId();
+    const subscriber = this.redis.client.duplicate();
+    subscriber.on('error', () => undefined);
+    if (subscriber.status === 'wait') await subscriber.connect();
+    subscriber.on('message', (channel: string, text: string) => this.onMessage(channel, text));
+    await subscriber.subscribe(KEYS.control, KEYS.replies(nodeId));
+    this.subscriber = subscriber;
+    await this.heartbeat();
+    const every = Math.max(100, Math.round(this.config.leaseMs / 3));
+    this.timers.push(setInterval(() => void this.heartbeat().catch(() => undefined), every));
+    this.timers.push(setInterval(() => void this.ownership.writeVolatileAll().catch(() => undefined), VOLATILE_EVERY_MS));
+    for (const timer of this.timers) timer.unref();
+    this.ready = true;
+    this.logger.info(
+      { event: 'cluster', node: nodeId, store: this.redis.address, lease_ms: this.config.leaseMs },
+      `node ${nodeId} joined the shared sandbox at ${this.redis.address}`,
+    );
+  }
+
+  /**
+   * Two live processes under one id would both believe they hold its leases: the id's key must be
+   * free (a node killed a moment ago frees it within a lease; a start waits that long, then fails).
+   */
+  private async claimNodeId(): Promise<void> {
+    const until = performance.now() + this.config.leaseMs + 500;
+    const value = `${process.pid}@${this.url}`;
+    for (;;) {
+      if ((await this.redis.client.set(KEYS.alive(this.nodeId), value, 'PX', this.config.leaseMs, 'NX')) === 'OK') return;
+      if (performance.now() > until) {
+        throw new Error(`node id ${this.nodeId} is in use by a live node of the shared sandbox at ${this.redis.address}: give each node its own --node-id`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  private async heartbeat(): Promise<void> {
+    const node = JSON.stringify({ id: this.nodeId, url: this.url, pid: process.pid, started_at: startedAt });
+    await this.redis.client.multi().hset(KEYS.nodes, this.nodeId, node).set(KEYS.alive(this.nodeId), '1', 'PX', this.config.leaseMs).exec();
+    await this.ownership.renewAll();
+  }
+
+  /** Whether the ownership step applies: a node that has not joined yet (or is leaving) answers 503. */
+  checkReady(): void {
+    if (this.ready && !this.closing) return;
+    throw ApiError.unavailable(
+      `This node of the shared sandbox is ${this.closing ? 'stopping' : 'starting'}; retry (the proxy sends the request to another node).`,
+      1,
+    );
+  }
+
+  health() {
+    const connected = this.redis.client.status === 'ready';
+    return {
+      ready: this.ready && !this.closing,
+      store: { kind: 'redis' as const, address: this.redis.address, status: connected ? ('connected' as const) : ('unavailable' as const) },
+      owned: [...this.ownership.owned.keys()].sort(),
+      problem: connected
+        ? null
+        : `Redis at ${this.redis.address} cannot be reached: reads of the namespaces this node owns are served while their leases last, writes are answered 503; it reconnects by itself`,
+    };
+  }
+
+  metrics() {
+    return {
+      owned: this.ownership.owned.size,
+      storeRoundTrips: this.ownership.counters.roundTrips,
+      storeFailures: this.ownership.counters.failures,
+      leaseChanges: { ...this.ownership.leaseChanges },
+    };
+  }
+
+  /** After a control call on a namespace: its changed clock, scenarios or webhook behaviour are written with its next append. */
+  noteControlCall(ns: Namespace): void {
+    const owned = this.ownership.serving(ns.name);
+    if (owned) owned.touched = true;
+    this.ownership.persistenceOfStore(ns.store)?.noteControlCall();
+  }
+
+  /** Where a control call's answer waits: its namespace's store, with what the call changed besides records (clock, scenarios, webhook behaviour). */
+  storeOfControlCall(ns: Namespace): Store {
+    this.noteControlCall(ns);
+    return ns.store;
+  }
+
+  async listNamespaces(): Promise<NamespaceItem[]> {
+    const replies = await this.ask({ type: 'list' });
+    const items = new Map<string, NamespaceItem>();
+    for (const reply of replies) for (const item of reply.items ?? []) items.set(item.name, item);
+    // The namespaces nobody holds now: what Redis says of them.
+    for (const name of await this.redis.client.smembers(KEYS.namespaces)) {
+      if (items.has(name)) continue;
+      const keys = nsKeys(name);
+      const [epoch, volatile, journalSize] = await Promise.all([
+        this.redis.client.get(keys.epoch),
+        this.redis.client.get(keys.volatile),
+        this.redis.client.llen(keys.journal),
+      ]);
+      const at = volatile ? (JSON.parse(volatile) as { at?: string }).at : undefined;
+      items.set(name, {
+        name,
+        last_used_at: at ?? new Date(0).toISOString(),
+        record_counts: {},
+        journal_size: journalSize,
+        node: null,
+        epoch: epoch === null ? null : Number(epoch),
+      });
+    }
+    return [...items.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  async resetAll(clearJournal: boolean): Promise<string[]> {
+    const replies = await this.ask({ type: 'reset', journal: clearJournal });
+    const names = new Set(replies.flatMap((r) => r.names ?? []));
+    for (const name of await this.redis.client.smembers(KEYS.namespaces)) {
+      if (names.has(name)) continue;
+      const keys = nsKeys(name);
+      const reset = await this.redis.run('stateResetUnheld', [keys.lease, keys.snap, keys.log, keys.volatile], []);
+      if (reset === 1 && clearJournal) await this.redis.client.del(keys.journal, keys.journalMeta);
+      names.add(name);
+    }
+    return [...names].sort();
+  }
+
+  /** Drops a namespace wherever it lives; false when the shared sandbox has none of that name. */
+  async dropNamespace(name: string): Promise<boolean> {
+    const known = (await this.redis.client.sismember(KEYS.namespaces, name)) === 1;
+    const replies = await this.ask({ type: 'drop', ns: name });
+    const dropped = replies.some((r) => r.dropped);
+    const keys = nsKeys(name);
+    await this.redis.run('stateDrop', [keys.lease, keys.snap, keys.log, keys.volatile, keys.journal, keys.journalMeta, KEYS.namespaces], [name, '']);
+    return known || dropped;
+  }
+
+  /** Leaves the cluster: every namespace written and handed back, the node unregistered. */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    for (const timer of this.timers) clearInterval(timer);
+    await this.ownership.writeVolatileAll().catch(() => undefined);
+    await this.ownership.releaseAll().catch(() => undefined);
+    // Only a node that joined unregisters: one refused at start must not remove the live node of its id.
+    if (this.ready)
+      await this.redis.client
+        .multi()
+        .hdel(KEYS.nodes, this.nodeId)
+        .del(KEYS.alive(this.nodeId))
+        .exec()
+        .catch(() => undefined);
+    this.subscriber?.disconnect();
+    this.redis.client.disconnect();
+  }
+
+  /** The ids of the nodes alive now (their key lives); dead ones are removed from the registry. */
+  async liveNodes(): Promise<string[]> {
+    const ids = Object.keys(await this.redis.client.hgetall(KEYS.nodes));
+    if (ids.length === 0) return [];
+    const alive = await this.redis.client.mget(ids.map((id) => KEYS.alive(id)));
+    const dead = ids.filter((_, i) => alive[i] === null);
+    if (dead.length) await this.redis.client.hdel(KEYS.nodes, ...dead);
+    return ids.filter((_, i) => alive[i] !== null);
+  }
+
+  /** Sends a request to every live node (this one too) and gathers their replies; a 503 names any that did not answer in time. */
+  private async ask(request: { type: 'list' | 'reset' | 'drop'; journal?: boolean; ns?: string }): Promise<Reply[]> {
+    const expect = new Set(await this.redisOr503(() => this.liveNodes()));
+    expect.add(this.nodeId);
+    const id = randomUUID();
+    const replies: Reply[] = [];
+    const answered = new Promise<void>((resolve) => this.pending.set(id, { expect, replies, done: resolve }));
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await this.redisOr503(() => this.redis.client.publish(KEYS.control, JSON.stringify({ ...request, id, from: this.nodeId })));
+      await Promise.race([answered, new Promise((resolve) => (timer = setTimeout(resolve, NODE_ANSWER_MS)))]);
+    } finally {
+      clearTimeout(timer);
+      this.pending.delete(id);
+    }
+    const silent = [...expect].filter((node) => !replies.some((r) => r.node === node));
+    if (silent.length) {
+      throw ApiError.unavailable(
+        `Node${silent.length > 1 ? 's' : ''} ${silent.join(', ')} of the shared sandbox did not answer within ${NODE_ANSWER_MS / 1000} s, so the ${request.type} across nodes is incomplete; retry (a node that stopped is forgotten once its key lapses, ${this.config.leaseMs} ms).`,
+        1,
+      );
+    }
+    return replies;
+  }
+
+  private async redisOr503<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      throw ApiError.unavailable(`The shared store (Redis at ${this.redis.address}) cannot be reached: ${(err as Error).message}.`, 1);
+    }
+  }
+
+  private publish(message: Request): void {
+    this.redis.client.publish(KEYS.control, JSON.stringify(message)).catch(() => undefined);
+  }
+
+  private onMessage(channel: string, text: string): void {
+    let message: Request | Reply;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (channel !== KEYS.control) {
+      const reply = message as Reply;
+      const waiting = this.pending.get(reply.id);
+      if (!waiting) return;
+      waiting.replies.push(reply);
+      if (waiting.expect.size <= waiting.replies.length && [...waiting.expect].every((n) => waiting.replies.some((r) => r.node === n))) waiting.done();
+      return;
+    }
+    const request = message as Request;
+    switch (request.type) {
+      case 'handover':
+        if (request.from !== this.nodeId) void this.ownership.handOver(request.ns);
+        return;
+      case 'released':
+        this.ownership.wasReleased(request.ns);
+        return;
+      default:
+        void this.answer(request).catch((err) =>
+          this.logger.warn({ event: 'cluster', err: (err as Error).message }, `could not answer a ${request.type} request`),
+        );
+    }
+  }
+
+  /** This node's part of a request across nodes, sent back to whoever asked. */
+  private async answer(request: Extract<Request, { id: string }>): Promise<void> {
+    const reply: Reply = { id: request.id, node: this.nodeId };
+    const mine = [...this.ownership.owned.keys()].map((name) => this.registry.peek(name)).filter((ns): ns is Namespace => ns !== undefined);
+    if (request.type === 'list') {
+      reply.items = mine.map((ns) => ({ ...namespaceItem(ns), node: this.nodeId, epoch: this.ownership.owned.get(ns.name)?.epoch ?? null }));
+    } else if (request.type === 'reset') {
+      reply.names = [];
+      for (const ns of mine) {
+        this.registry.reset(ns.name);
+        const reset = this.registry.peek(ns.name) as Namespace;
+        if (request.journal) reset.existingPart(JOURNAL)?.clear();
+        this.noteControlCall(reset);
+        await reset.store.whenDurable()?.catch(() => undefined);
+        reply.names.push(ns.name);
+      }
+    } else if (request.type === 'drop' && request.ns) {
+      reply.dropped = this.registry.delete(request.ns);
+    }
+    await this.redis.client.publish(KEYS.replies(request.from), JSON.stringify(reply));
+  }
+}
+
+const startedAt = new Date().toISOString();

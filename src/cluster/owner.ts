@@ -1,0 +1,475 @@
+// Which namespaces this node owns, and how it comes to own one and lets it go.
+//
+// A namespace is served from memory only while this node holds its lease by its own monotonic
+// clock: the lease's deadline is the instant before the renewal was sent plus the lease time, less
+// a margin (Redis counts from when it received it, later). A node paused past its deadline
+// (SIGSTOP, a long GC, Redis unreachable so renewals fail) finds it passed on its first request
+// after waking and serves nothing of that namespace from memory until it holds a lease again.
+//
+// Not owned: take the lease if free or lapsed (the epoch grows by one) and load the state from
+// Redis; held by another node: ask it to hand over (pub/sub), which flushes, then releases; wait a
+// bounded time, else 503 with Retry-After. Renewals run in the background, every third of the lease.
+import { ApiError } from '../errors/api-error.js';
+import { JOURNAL } from '../journal/journal.js';
+import type { Namespace } from '../namespace/namespace.js';
+import type { NamespaceRegistry } from '../namespace/registry.js';
+import { Store } from '../store/store.js';
+import { KEYS, nsKeys, type SandboxRedis } from './redis.js';
+import { type LeaseHandle, RedisPersistence, type StoreCounters } from './redis-persistence.js';
+import { applyParts, decodeNamespace, packRecords, partsOf, type StoredNamespace } from './state-codec.js';
+
+export interface Owned extends LeaseHandle {
+  epoch: number;
+  /** performance.now() past which it is not served from memory. */
+  deadline: number;
+  acquiredAt: number;
+  /** Being handed over: flushed, then released. */
+  leaving: boolean;
+  /** A request used it since the last volatile write. */
+  touched: boolean;
+  persistence: RedisPersistence | null;
+  /** The journal's last id and generation written to Redis, how many entries and bytes its chunks hold there, and when they were last sent. */
+  journalSent: number;
+  journalGeneration: number;
+  journalInRedis: number;
+  journalBytesInRedis: number;
+  journalShippedAt: number;
+  /** The volatile parts last written (without their time). */
+  volatileSent: string;
+  /** The volatile write in progress: one at a time per namespace (a handover's and the periodic one would send entries twice). */
+  volatileWriting: Promise<void> | null;
+}
+
+export interface OwnershipOptions {
+  redis: SandboxRedis;
+  nodeId: () => string;
+  leaseMs: number;
+  seed: number;
+  journalSize: number;
+  /** Tells every node (pub/sub): ask the owner to hand over, or say a namespace was released. */
+  publish(message: { type: 'handover' | 'released'; ns: string }): void;
+  log(level: 'info' | 'warn', fields: Record<string, unknown>, message: string): void;
+}
+
+/**
+ * The journal follows in Redis within JOURNAL_BYTES_PER_S per node: a node answering thousands of
+ * requests a second would otherwise send every entry (2 KB and more each), tens of MB a second,
+ * which costs its answers a third of their speed. Past the budget a namespace's new entries wait,
+ * at most JOURNAL_MAX_DEFER_MS, and are then sent (the newest the journal still holds).
+ */
+const JOURNAL_BYTES_PER_S = 4 * 1024 * 1024;
+export const JOURNAL_MAX_DEFER_MS = 5_000;
+
+/** A namespace taken less than this long ago is not handed over yet (two proxies briefly disagreeing must not bounce it). */
+const MIN_HOLD_MS = 300;
+/** While waiting for an owner to hand over, it is asked again this often. */
+const ASK_AGAIN_MS = 500;
+
+export class Ownership {
+  readonly owned = new Map<string, Owned>();
+  readonly counters: StoreCounters = { roundTrips: 0, failures: 0 };
+  readonly leaseChanges = { acquired: 0, released: 0, lost: 0 };
+  private registry!: NamespaceRegistry;
+  private readonly acquiring = new Map<string, Promise<void>>();
+  private readonly waiting = new Map<string, Set<() => void>>();
+  private readonly persistenceOf = new WeakMap<Store, RedisPersistence>();
+  /** Bytes of journal this node may still send now (refilled at JOURNAL_BYTES_PER_S, at most a second's worth). */
+  private journalBudget = JOURNAL_BYTES_PER_S;
+  private journalBudgetAt = performance.now();
+  private readonly margin: number;
+  /** Most time a request waits for a namespace to become this node's. */
+  readonly waitMs: number;
+
+  constructor(private readonly options: OwnershipOptions) {
+    this.margin = Math.max(100, Math.round(options.leaseMs / 10));
+    this.waitMs = options.leaseMs + 1_000;
+  }
+
+  setRegistry(registry: NamespaceRegistry): void {
+    this.registry = registry;
+  }
+
+  /** The namespace's lease, when this node may serve it from memory now (the request path: one lookup, one clock read). */
+  serving(name: string): Owned | undefined {
+    const owned = this.owned.get(name);
+    return owned !== undefined && !owned.leaving && performance.now() < owned.deadline ? owned : undefined;
+  }
+
+  /** Makes this node the namespace's owner, loading its state; a 503 when that cannot be done in time. One acquisition per name at a time. */
+  ensure(name: string): Promise<void> {
+    let running = this.acquiring.get(name);
+    if (!running) {
+      running = this.acquire(name).finally(() => this.acquiring.delete(name));
+      this.acquiring.set(name, running);
+    }
+    return running;
+  }
+
+  private async acquire(name: string): Promise<void> {
+    const until = performance.now() + this.waitMs;
+    let askedAt = Number.NEGATIVE_INFINITY;
+    let holder = '';
+    for (;;) {
+      const current = this.owned.get(name);
+      if (current?.leaving) {
+        await this.released(name, Math.max(1, until - performance.now()));
+      } else {
+        const taken = await this.acquireOnce(name);
+        if (taken === null) return;
+        holder = taken.holder;
+        if (performance.now() - askedAt >= ASK_AGAIN_MS) {
+          this.options.publish({ type: 'handover', ns: name });
+          askedAt = performance.now();
+        }
+        const left = until - performance.now();
+        if (left <= 0) break;
+        await this.released(name, Math.min(left, Math.max(20, Math.min(taken.pttl, 200))));
+      }
+      if (performance.now() >= until) break;
+    }
+    throw ApiError.unavailable(
+      `Namespace '${name}' is held by node ${holder || '(another)'} of the shared sandbox, which has not handed it over within ${this.waitMs} ms (it may be paused or stopping; its lease lapses within ${this.options.leaseMs} ms of its last renewal). Retry.`,
+      this.options.leaseMs / 1000,
+    );
+  }
+
+  /** One try: null once this node holds the lease (and the state is loaded), else who holds it and for how long. */
+  private async acquireOnce(name: string): Promise<{ holder: string; pttl: number } | null> {
+    const keys = nsKeys(name);
+    const sentAt = performance.now();
+    const reply = (await this.redisCall(() =>
+      this.options.redis.run('leaseAcquire', [keys.lease, keys.epoch], [this.options.nodeId(), this.options.leaseMs]),
+    )) as [number, number | string, number, number?];
+    if (reply[0] !== 1) return { holder: String(reply[1]), pttl: Number(reply[2]) };
+    const epoch = Number(reply[1]);
+    const deadline = sentAt + this.options.leaseMs - this.margin;
+    const current = this.owned.get(name);
+    if (current && current.epoch === epoch && !current.lost) {
+      current.deadline = deadline;
+      return null;
+    }
+    const owned: Owned = {
+      name,
+      holder: `${this.options.nodeId()}\n${epoch}`,
+      lost: false,
+      epoch,
+      deadline,
+      acquiredAt: performance.now(),
+      leaving: false,
+      touched: true,
+      persistence: null,
+      journalSent: 0,
+      journalGeneration: 0,
+      journalInRedis: 0,
+      journalBytesInRedis: 0,
+      journalShippedAt: performance.now(),
+      volatileSent: '',
+      volatileWriting: null,
+    };
+    if (current) this.drop(current);
+    try {
+      await this.load(owned);
+    } catch (err) {
+      await this.options.redis.run('leaseRelease', [keys.lease], [owned.holder]).catch(() => undefined);
+      if (err instanceof ApiError) throw err;
+      throw ApiError.unavailable(`Namespace '${name}' could not be loaded from the shared store: ${(err as Error).message}.`, 1);
+    }
+    this.owned.set(name, owned);
+    this.leaseChanges.acquired++;
+    return null;
+  }
+
+  /** Reads the namespace's state in one round trip and installs it here (nothing when it was never created). */
+  private async load(owned: Owned): Promise<void> {
+    const keys = nsKeys(owned.name);
+    const stored = await this.redisCall(async () => {
+      const results = await this.options.redis.client
+        .pipeline()
+        .get(keys.snap)
+        .lrange(keys.log, 0, -1)
+        .get(keys.volatile)
+        .lrangeBuffer(keys.journal, 0, -1)
+        .get(keys.journalMeta)
+        .sismember(KEYS.namespaces, owned.name)
+        .exec();
+      const failed = results?.find(([err]) => err);
+      if (!results || failed) throw failed?.[0] ?? new Error('no reply');
+      const [snap, log, volatile, journal, journalMeta, registered] = results.map(([, value]) => value);
+      return {
+        snap: snap as string | null,
+        log: log as string[],
+        volatile: volatile as string | null,
+        journal: journal as Buffer[],
+        journalMeta: journalMeta as string | null,
+        registered: registered === 1,
+      } satisfies StoredNamespace;
+    });
+    this.registry.remove(owned.name); // whatever this node had of it is stale now
+    if (!stored.registered && stored.snap === null && stored.log.length === 0) return; // never created: admit() makes it
+    const template = this.registry.templateStore();
+    const decoded = decodeNamespace(stored, template, this.options.seed);
+    const persistence = this.persistence(owned, {
+      gen: decoded.parts?.gen ?? 0,
+      logLength: decoded.logLength,
+      logChars: decoded.logChars,
+      snapChars: decoded.snapChars,
+    });
+    const store = Store.partlyShared(template, decoded.own, persistence);
+    this.persistenceOf.set(store, persistence);
+    const ns = this.registry.install(owned.name, store);
+    applyParts(ns, decoded);
+    persistence.attach(ns); // what the parts are now is what Redis holds
+    const journal = ns.part(JOURNAL);
+    owned.journalSent = journal.lastId;
+    owned.journalGeneration = journal.generation;
+    owned.journalInRedis = decoded.journal?.records.length ?? 0;
+    owned.journalBytesInRedis = decoded.journal?.records.reduce((n, r) => n + r.length, 0) ?? 0;
+  }
+
+  /** The store of a namespace created on this node (registry.admit): it writes under this node's lease, or refuses when there is none. */
+  newStore(name: string, template: Store): Store {
+    const owned = this.owned.get(name) ?? { name, holder: '', lost: true };
+    const persistence = this.persistence(owned as Owned);
+    const store = Store.sharing(template, persistence);
+    this.persistenceOf.set(store, persistence);
+    return store;
+  }
+
+  /** A namespace was made on this node: its persistence learns of it (its parts go into snapshots). */
+  created(ns: Namespace): void {
+    this.persistenceOf.get(ns.store)?.attach(ns);
+  }
+
+  /** The persistence of a namespace's store here, if it has one. */
+  persistenceOfStore(store: Store): RedisPersistence | undefined {
+    return this.persistenceOf.get(store);
+  }
+
+  private persistence(owned: Owned, loaded?: ConstructorParameters<typeof RedisPersistence>[5]): RedisPersistence {
+    const persistence = new RedisPersistence(
+      this.options.redis,
+      owned,
+      this.counters,
+      (lease) => this.lose(lease, 'a write was refused: another node holds its lease now'),
+      (err) =>
+        this.options.log(
+          'warn',
+          { namespace: owned.name, err: err.message },
+          `a change of namespace '${owned.name}' nobody waited for could not be written: ${err.message}`,
+        ),
+      loaded,
+    );
+    if (owned.lost === false) owned.persistence = persistence;
+    return persistence;
+  }
+
+  /** Renews every lease in one round trip; a lease found lost stops being served at once. Also called for the node's heartbeat. */
+  async renewAll(): Promise<void> {
+    const leases = [...this.owned.values()].filter((o) => !o.leaving && !o.lost);
+    if (leases.length === 0) return;
+    const pipeline = this.options.redis.client.pipeline();
+    for (const o of leases) (pipeline as unknown as Record<string, (...a: unknown[]) => void>).leaseRenew(nsKeys(o.name).lease, o.holder, this.options.leaseMs);
+    const sentAt = performance.now();
+    this.counters.roundTrips++;
+    let results: Array<[Error | null, unknown]> | null;
+    try {
+      results = await pipeline.exec();
+    } catch {
+      this.counters.failures++;
+      return; // Redis unreachable: the deadlines lapse by themselves
+    }
+    leases.forEach((o, i) => {
+      const [err, renewed] = results?.[i] ?? [new Error('no reply'), 0];
+      if (err) return;
+      if (renewed === 1) o.deadline = sentAt + this.options.leaseMs - this.margin;
+      else this.lose(o, 'its lease lapsed and another node took it (this node was paused or cut off from Redis)');
+    });
+  }
+
+  /** Another node asks for the namespace: write what is pending, then release the lease. */
+  async handOver(name: string): Promise<void> {
+    const owned = this.owned.get(name);
+    if (!owned || owned.leaving || owned.lost) return;
+    if (performance.now() - owned.acquiredAt < MIN_HOLD_MS) return; // asked again soon
+    owned.leaving = true;
+    try {
+      await owned.persistence?.sync().catch(() => undefined);
+      await this.writeVolatile(owned, true).catch(() => undefined);
+      await this.options.redis.run('leaseRelease', [nsKeys(name).lease], [owned.holder]).catch(() => undefined);
+    } finally {
+      this.drop(owned);
+      this.leaseChanges.released++;
+      this.options.log('info', { namespace: name, epoch: owned.epoch }, `namespace '${name}' handed over`);
+      this.options.publish({ type: 'released', ns: name });
+    }
+  }
+
+  /** Every namespace is handed back (a graceful stop): written, released. */
+  async releaseAll(): Promise<void> {
+    for (const owned of [...this.owned.values()]) {
+      owned.acquiredAt = Number.NEGATIVE_INFINITY;
+      await this.handOver(owned.name);
+    }
+  }
+
+  /** A node said it released a namespace: whoever waits for it tries again now. */
+  wasReleased(name: string): void {
+    const waiters = this.waiting.get(name);
+    if (!waiters) return;
+    this.waiting.delete(name);
+    for (const wake of waiters) wake();
+  }
+
+  private released(name: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const waiters = this.waiting.get(name) ?? new Set();
+      this.waiting.set(name, waiters);
+      const wake = () => {
+        clearTimeout(timer);
+        waiters.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      waiters.add(wake);
+    });
+  }
+
+  /** The lease is gone: nothing of the namespace is served from here any more. */
+  lose(lease: LeaseHandle, why: string): void {
+    const owned = this.owned.get(lease.name);
+    lease.lost = true;
+    if (owned !== lease) return;
+    this.drop(owned);
+    this.leaseChanges.lost++;
+    this.options.log('warn', { namespace: owned.name, epoch: owned.epoch }, `namespace '${owned.name}' is no longer this node's: ${why}`);
+  }
+
+  private drop(owned: Owned): void {
+    owned.lost = true;
+    if (this.owned.get(owned.name) === owned) this.owned.delete(owned.name);
+    this.registry.remove(owned.name);
+  }
+
+  /** A namespace left this node's memory: evicted (its state stays in Redis; the lease is released) or deleted (its state too). */
+  async removed(ns: Namespace, why: 'evicted' | 'deleted' | 'handed over'): Promise<void> {
+    const owned = this.owned.get(ns.name);
+    if (why === 'deleted') {
+      const keys = nsKeys(ns.name);
+      await this.options.redis
+        .run('stateDrop', [keys.lease, keys.snap, keys.log, keys.volatile, keys.journal, keys.journalMeta, KEYS.namespaces], [ns.name, owned?.holder ?? ''])
+        .catch(() => undefined);
+      if (owned) {
+        owned.lost = true;
+        this.owned.delete(ns.name);
+      }
+      return;
+    }
+    if (owned && why === 'evicted') {
+      owned.leaving = true;
+      await this.writeVolatile(owned, true, ns).catch(() => undefined); // its journal and counters, as at a handover
+      await this.options.redis.run('leaseRelease', [nsKeys(ns.name).lease], [owned.holder]).catch(() => undefined);
+      owned.lost = true;
+      this.owned.delete(ns.name);
+      this.leaseChanges.released++;
+    }
+  }
+
+  /** Writes the journal entries and step counters of every namespace used since the last time (a few times a second). */
+  async writeVolatileAll(): Promise<void> {
+    for (const owned of [...this.owned.values()]) {
+      if (!owned.touched || owned.lost) continue;
+      owned.touched = false;
+      await this.writeVolatile(owned).catch(() => {
+        owned.touched = true; // next time
+      });
+    }
+  }
+
+  /** `force`: the whole journal now, whatever the budget (a handover, a stop). One write at a time per namespace. */
+  private async writeVolatile(owned: Owned, force = false, ns = this.registry.peek(owned.name)): Promise<void> {
+    while (owned.volatileWriting) await owned.volatileWriting.catch(() => undefined);
+    const writing = this.sendVolatile(owned, force, ns);
+    owned.volatileWriting = writing;
+    try {
+      await writing;
+    } finally {
+      owned.volatileWriting = null;
+    }
+  }
+
+  private async sendVolatile(owned: Owned, force: boolean, ns: Namespace | undefined): Promise<void> {
+    if (!ns || owned.lost) return;
+    const journal = ns.existingPart(JOURNAL);
+    let records = journal ? journal.recordsAfter(owned.journalSent) : [];
+    let bytes = sizeOf(records);
+    const regenerated = journal !== undefined && journal.generation !== owned.journalGeneration;
+    // Cleared or imported since, or its chunks in Redis hold twice what it keeps: written again whole.
+    const oversized =
+      journal !== undefined &&
+      (owned.journalInRedis + records.length > 2 * Math.max(1, this.options.journalSize) ||
+        owned.journalBytesInRedis + bytes > 2 * Math.max(1 << 20, journal.allocatedBytes));
+    let cleared = regenerated || oversized;
+    if (cleared && journal) {
+      records = journal.recordsAfter(0);
+      bytes = sizeOf(records);
+    }
+    const now = performance.now();
+    this.journalBudget = Math.min(JOURNAL_BYTES_PER_S, this.journalBudget + ((now - this.journalBudgetAt) / 1000) * JOURNAL_BYTES_PER_S);
+    this.journalBudgetAt = now;
+    if (!force && !regenerated && bytes > this.journalBudget && now - owned.journalShippedAt < JOURNAL_MAX_DEFER_MS) {
+      records = []; // over the budget: these entries wait (the counters below still go)
+      bytes = 0;
+      cleared = false;
+      owned.touched = true;
+    }
+    this.journalBudget -= bytes;
+    const gen = owned.persistence?.gen ?? 0;
+    const volatile = JSON.stringify({ gen, parts: partsOf(ns) });
+    const changed = volatile !== owned.volatileSent;
+    if (!changed && records.length === 0 && !cleared) return;
+    const keys = nsKeys(owned.name);
+    // What was sent: the newest id only when the entries went (deferred ones are sent later).
+    const lastId = records.length > 0 || cleared ? (journal?.lastId ?? 0) : owned.journalSent;
+    const meta = JSON.stringify({ last_id: lastId, dropped: journal?.dropped ?? 0 });
+    const text = changed ? `${volatile.slice(0, -1)},"at":"${new Date().toISOString()}"}` : '';
+    const generation = journal?.generation ?? 0;
+    this.counters.roundTrips++;
+    try {
+      await this.options.redis.runAfterPush(
+        keys.journalStaging,
+        records.length ? packRecords(records) : null, // packed now, synchronously: the journal's views are valid until its next entry
+        'volatileCommit',
+        [keys.lease, keys.volatile, keys.journal, keys.journalMeta, keys.journalStaging],
+        [owned.holder, text, meta, cleared ? '1' : '0'],
+      );
+    } catch (err) {
+      this.counters.failures++;
+      throw err;
+    }
+    owned.volatileSent = volatile;
+    owned.journalSent = lastId;
+    owned.journalGeneration = generation;
+    owned.journalInRedis = (cleared ? 0 : owned.journalInRedis) + records.length;
+    owned.journalBytesInRedis = (cleared ? 0 : owned.journalBytesInRedis) + bytes;
+    if (records.length > 0 || cleared) owned.journalShippedAt = performance.now();
+  }
+
+  private async redisCall<T>(call: () => Promise<T>): Promise<T> {
+    this.counters.roundTrips++;
+    try {
+      return await call();
+    } catch (err) {
+      this.counters.failures++;
+      throw ApiError.unavailable(
+        `The shared store (Redis at ${this.options.redis.address}) cannot be reached (${(err as Error).message}), so this node cannot take a namespace it does not hold. Retry once Redis is back.`,
+        1,
+      );
+    }
+  }
+}
+
+function sizeOf(records: readonly Buffer[]): number {
+  let bytes = 0;
+  for (const record of records) bytes += record.length;
+  return bytes;
+}

@@ -1,0 +1,213 @@
+// A shared sandbox on this machine for the cluster tests: a redis-server (append-only file, so a
+// restart keeps its data), sandbox nodes as child processes of the built command, and HAProxy
+// running deploy/haproxy.cfg as shipped, with its ports and node list replaced. Each test file
+// starts its own on free ports and stops them. A missing redis-server or haproxy is a failure with
+// the line that installs it (.ci/run does), never a silent skip.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const ROOT = join(import.meta.dirname, '../..');
+const CLI = join(ROOT, 'dist/bundle/cli.js');
+export const LEASE_MS = 1500;
+
+/** Throws, naming the Debian package, when a program the cluster tests need is not installed. */
+export function requireProgram(program: 'redis-server' | 'haproxy', pkg: string): string {
+  const found = spawnSync('sh', ['-c', `command -v ${program} || ls /usr/sbin/${program} /usr/bin/${program} 2>/dev/null | head -1`], {
+    encoding: 'utf8',
+  }).stdout.trim();
+  if (!found) throw new Error(`the cluster tests need ${program}: apt-get install -y ${pkg} (.ci/run installs it)`);
+  return found.split('\n')[0];
+}
+
+export function requireBuilt(): void {
+  if (!existsSync(CLI)) throw new Error(`the cluster tests run the built command ${CLI}: run npm run build first (npm test does)`);
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` until it returns a value (not undefined), or throws `what` after `ms`. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const until = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > until) throw new Error(`${what} did not happen within ${ms} ms${last ? ` (last: ${(last as Error).message})` : ''}`);
+    await sleep(50);
+  }
+}
+
+interface Proc {
+  proc: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+function run(command: string, args: string[]): Proc {
+  const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  proc.stdout?.on('data', (d) => (output = (output + d).slice(-20_000)));
+  proc.stderr?.on('data', (d) => (output = (output + d).slice(-20_000)));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  return { proc, output: () => output, exited };
+}
+
+async function stop(p: Proc, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (p.proc.exitCode !== null || p.proc.signalCode !== null) return;
+  p.proc.kill(signal);
+  const timer = setTimeout(() => p.proc.kill('SIGKILL'), 10_000);
+  await p.exited;
+  clearTimeout(timer);
+}
+
+export interface RedisServer {
+  port: number;
+  url: string;
+  /** Stops it at once (SIGKILL): clients see it gone. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port and folder: it has what it had. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startRedis(): Promise<RedisServer> {
+  const program = requireProgram('redis-server', 'redis-server');
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-redis-'));
+  const port = await freePort();
+  let current: Proc;
+  const launch = async () => {
+    current = run(program, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', '']);
+    await waitFor(`redis-server on ${port}`, async () =>
+      spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.trim() === 'PONG' ? true : undefined,
+    );
+  };
+  await launch();
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    kill: () => stop(current, 'SIGKILL'),
+    restart: launch,
+    stop: async () => {
+      await stop(current, 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** redis-cli against the test's Redis: its output, trimmed. */
+export function redisCli(redis: RedisServer, ...args: string[]): string {
+  return spawnSync('redis-cli', ['-p', String(redis.port), ...args], { encoding: 'utf8' }).stdout.trim();
+}
+
+export interface SandboxNode {
+  id: string;
+  port: number;
+  url: string;
+  pid: number;
+  output(): string;
+  exited: Promise<number | null>;
+  signal(signal: NodeJS.Signals): void;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** A sandbox node (the built command) on a free port, ready once its health answers 200. */
+export async function startNode(redis: RedisServer, id: string, extra: string[] = []): Promise<SandboxNode> {
+  requireBuilt();
+  const port = await freePort();
+  const args = [
+    CLI,
+    '--port',
+    String(port),
+    '--node-id',
+    id,
+    '--store',
+    redis.url,
+    '--lease-ms',
+    String(LEASE_MS),
+    '--log-format',
+    'json',
+    '--log-level',
+    'warn',
+  ];
+  const p = run(process.execPath, ['--max-semi-space-size=8', ...args, '--validate-responses', ...extra]);
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`node ${id} healthy`, async () => {
+    if (p.proc.exitCode !== null) throw new Error(`node ${id} exited: ${p.output()}`);
+    return (await fetch(`${url}/_sandbox/health`)).status === 200 ? true : undefined;
+  });
+  return {
+    id,
+    port,
+    url,
+    pid: p.proc.pid as number,
+    output: p.output,
+    exited: p.exited,
+    signal: (signal) => p.proc.kill(signal),
+    stop: (signal) => stop(p, signal),
+  };
+}
+
+export interface HaProxy {
+  url: string;
+  /** Runs it again with this node list (a node added or removed), on the same port. */
+  reload(nodes: SandboxNode[]): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** deploy/haproxy.cfg with its bind port and server lines replaced. */
+export function proxyConfig(port: number, nodes: SandboxNode[]): string {
+  const shipped = readFileSync(join(ROOT, 'deploy/haproxy.cfg'), 'utf8');
+  // Fixed ids, as the shipped file says: node3 keeps its place on the ring when node1's line goes.
+  const servers = nodes.map((n) => `    server ${n.id} 127.0.0.1:${n.port} check id ${n.id.replace(/\D/g, '')}`).join('\n');
+  const config = shipped.replace(/bind 127\.0\.0\.1:4010/, `bind 127.0.0.1:${port}`).replace(/(\n {4}server .*)+/, `\n${servers}`);
+  if (!config.includes(`:${port}`) || !config.includes(servers))
+    throw new Error('deploy/haproxy.cfg no longer has the bind and server lines the tests replace');
+  return config;
+}
+
+export async function startProxy(nodes: SandboxNode[]): Promise<HaProxy> {
+  const program = requireProgram('haproxy', 'haproxy');
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-haproxy-'));
+  const port = await freePort();
+  const file = join(dir, 'haproxy.cfg');
+  let current: Proc;
+  const url = `http://127.0.0.1:${port}`;
+  const launch = async (list: SandboxNode[]) => {
+    writeFileSync(file, proxyConfig(port, list));
+    current = run(program, ['-db', '-f', file]);
+    await waitFor('haproxy listening', async () => {
+      if (current.proc.exitCode !== null) throw new Error(`haproxy exited: ${current.output()}`);
+      return (await fetch(`${url}/_sandbox/health`)).status === 200 ? true : undefined;
+    });
+  };
+  await launch(nodes);
+  return {
+    url,
+    reload: async (list) => {
+      await stop(current);
+      await launch(list);
+    },
+    stop: async () => {
+      await stop(current);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
