@@ -11,7 +11,7 @@ export interface HandlerResult {
   /** Defaults to the operation's success status from the document. */
   status?: number;
   body?: unknown;
-  /** The body as JSON text already, or as pieces of kept JSON (a list page), instead of `body`. */
+  /** The body as JSON text already, or as pieces of cached JSON (a list page), instead of `body`. */
   json?: string | JsonPieces;
   headers?: Record<string, string>;
   /** An answer the handler made itself (a stream of events), written as it is. */

@@ -49,7 +49,7 @@ export function afterAnswer(call: Call): void | Promise<void> {
 function respond(call: Call, scenario: Scenario, spec: RespondSpec, outsideContract: boolean): Response {
   const error = scenarioError(spec, {
     source: `scenario ${scenario.name}`,
-    operationId: (call.operation as Operation).id,
+    operation: call.operation as Operation,
     db: call.ns.store.collections,
     merchantAccountId: call.merchantAccountId as string,
     outsideContract,
@@ -84,7 +84,7 @@ async function loseAnswer(call: Call, scenario: Scenario, spec: LoseAnswerSpec):
   if (outsideContract) noteOutsideContract(call);
   const error = scenarioError(
     { status },
-    { source: `scenario ${scenario.name}`, operationId: operation.id, db: call.ns.store.collections, merchantAccountId: call.merchantAccountId as string },
+    { source: `scenario ${scenario.name}`, operation, db: call.ns.store.collections, merchantAccountId: call.merchantAccountId as string },
   );
   answerWith(call, error);
 }

@@ -112,9 +112,9 @@ const match = {
     headers: {
       type: 'object',
       maxProperties: 20,
-      propertyNames: { pattern: "^[a-z0-9!#$%&'*+.^_`|~-]{1,100}$" },
+      propertyNames: { pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$" },
       additionalProperties: valueCondition,
-      description: 'Request headers by lower-case name.',
+      description: 'Request headers by name, in any case (header names are case-insensitive).',
     },
     body: {
       type: 'object',

@@ -66,7 +66,7 @@ export interface MatchSpec {
   merchant_account_id?: string | string[];
   /** Query parameters by name. */
   query?: Record<string, ValueCondition>;
-  /** Request headers by (lower-case) name. */
+  /** Request headers by name, in any case (lower-cased when the matcher is compiled). */
   headers?: Record<string, ValueCondition>;
   /** Values of the JSON body by JSON pointer ("/name", "/spec/model"). */
   body?: Record<string, ValueCondition>;
