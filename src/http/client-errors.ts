@@ -82,9 +82,10 @@ export function sandboxRequestListener(fetch: FetchCallback, hostname: string, l
   const listener = getRequestListener(fetch, {
     hostname, // for HTTP/1.0, which needs no Host
     errorHandler(err) {
-      // Only a request that could not be read reaches here: the app answers its own errors (onError).
-      const error = err instanceof RequestError ? unreadableRequestError(err) : ApiError.ofStatus(500, 'The sandbox failed to answer this request.');
-      return Response.json(errorBody(refused(error)), { status: error.status });
+      if (err instanceof RequestError) return Response.json(errorBody(refused(unreadableRequestError(err))), { status: 400 });
+      // The app answers its own errors (onError): anything else here is a fault of the sandbox.
+      logger?.error({ err }, `500 server_error: a request failed outside the app: ${(err as Error)?.message}`);
+      return Response.json(errorBody(ApiError.ofStatus(500, 'The sandbox failed to answer this request.')), { status: 500 });
     },
   });
   return function answerRequest(incoming, outgoing) {
