@@ -93,11 +93,21 @@ function keep(call: Call, pending: PendingJournals, requestText: string, respons
     responseMayHoldPrivateKey: sent === undefined || (call.operation?.answerMayHoldPrivateKey ?? false),
     duration_ms: Math.round((performance.now() - call.receivedAt) * 1000) / 1000,
     operation_id: call.operation?.id ?? null,
-    merchant_account_id: call.merchantAccountId ?? null,
+    merchant_account_id: merchantAccountOf(call),
     scenario: call.scenario,
     request_id: call.requestId,
     scenarioNote: call.scenario === null ? null : noteText(call),
   });
+}
+
+/** Longest merchant account id kept: an unknown one (refused, 403) may be any length; messages show 100 characters too. */
+const MAX_MERCHANT_ACCOUNT_CHARS = 100;
+
+/** The merchant account the request chose; null when it chose none (refused before, or an empty header). */
+function merchantAccountOf(call: Call): string | null {
+  const id = call.merchantAccountId;
+  if (id === undefined) return null;
+  return id.length > MAX_MERCHANT_ACCOUNT_CHARS ? id.slice(0, MAX_MERCHANT_ACCOUNT_CHARS) : id;
 }
 
 function noteText(call: Call): string | null {
