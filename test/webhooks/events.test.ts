@@ -169,6 +169,19 @@ describe('events the sandbox sends', () => {
       .sort();
     expect(emitted).toEqual([...announced].sort());
   });
+
+  it('describes each event as /docs shows it: "Sent when" its x-sandbox-emitted-by, an HTTP method keeping its capitals', () => {
+    const doc = loadSpec() as unknown as { webhooks: Record<string, { post: { description: string; 'x-sandbox-emitted-by': string | null } }> };
+    const onDemand = 'Sent on demand only (POST /_sandbox/events, or `payments-sandbox trigger NAME`): the sandbox makes no such change by itself.';
+    for (const [name, { post }] of Object.entries(doc.webhooks)) {
+      const by = post['x-sandbox-emitted-by'];
+      // "PUT /buyers/..." stays as written; "A report runs" becomes "a report runs".
+      const clause = by === null ? null : /^[A-Z]+ \//.test(by) ? by : by[0].toLowerCase() + by.slice(1);
+      expect(post.description, name).toBe(clause === null ? onDemand : `Sent when ${clause} Also on demand (POST /_sandbox/events).`);
+      expect(post.description.match(/\b[a-z][A-Z]{2,}\b/g), name).toBeNull(); // no "pUT", "dELETE"
+    }
+    expect(doc.webhooks['buyer.updated'].post.description).toBe('Sent when PUT /buyers/{buyer_id} changes a buyer. Also on demand (POST /_sandbox/events).');
+  });
 });
 
 describe('report events on a running clock', () => {
