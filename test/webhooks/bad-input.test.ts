@@ -72,3 +72,56 @@ describe('bad input to the webhook control routes', () => {
     expect((await sb.http.get(`/_sandbox/scenarios/${'s'.repeat(64)}`)).status).toBe(404);
   });
 });
+
+describe('subscription URLs the sandbox could not send to', () => {
+  let sb: TestSandbox;
+  beforeAll(async () => {
+    sb = await startTestSandbox();
+  });
+  afterAll(() => sb.server.close());
+
+  const urlError = (problem: string) => bad('body', '/url', 'url_parsing', `Body field 'url': ${problem}.`);
+
+  it.each([
+    ['http://', "'http://' is not a URL: it names no host after the scheme"],
+    ['https://:443/hooks', "'https://:443/hooks' is not a URL: it names no host after the scheme"],
+    ['http://[::1]:99999/', "'http://[::1]:99999/' is not a URL: the port 99999 is out of range (at most 65535)"],
+    ['http://127.0.0.1:hooks/', "'http://127.0.0.1:hooks/' is not a URL: the port 'hooks' is not a number"],
+    ['http://256.1.1.1/hooks', "'http://256.1.1.1/hooks' is not a URL: the host '256.1.1.1' is not a valid name or IP address"],
+  ])('refuses to create one to %s (400 at /url saying what is wrong), creating nothing', async (url, problem) => {
+    const before = (await sb.http.get('/_sandbox/records/webhook_subscriptions').expect(200)).body.total;
+    const res = await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url, merchant_account_id: 'default' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(urlError(problem));
+    expect((await sb.http.get('/_sandbox/records/webhook_subscriptions').expect(200)).body.total).toBe(before);
+  });
+
+  it('refuses to change one to such a URL, keeping the record; a good URL (IPv6 and port included) is taken', async () => {
+    const made = await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url: 'http://[::1]:8080/hooks' });
+    expect(made.status).toBe(201);
+    expect(made.body.url).toBe('http://[::1]:8080/hooks');
+    const res = await sb.http.patch(`/_sandbox/records/webhook_subscriptions/${made.body.id}`).send({ url: 'http://' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(urlError("'http://' is not a URL: it names no host after the scheme"));
+    expect((await sb.http.get(`/_sandbox/records/webhook_subscriptions/${made.body.id}`).expect(200)).body).toEqual(made.body);
+    const moved = await sb.http.patch(`/_sandbox/records/webhook_subscriptions/${made.body.id}`).send({ url: 'https://hooks.internal:8443/in' });
+    expect(moved.status).toBe(200);
+    expect(moved.body.url).toBe('https://hooks.internal:8443/in');
+  });
+
+  it('refuses a snapshot holding one, pointing at the record', async () => {
+    const snapshot = (await sb.http.get('/ns/bad-url/_sandbox/snapshot').expect(200)).body;
+    const [first] = snapshot.collections.webhook_subscriptions;
+    snapshot.collections.webhook_subscriptions[0] = { ...first, url: 'http://' };
+    const res = await sb.http.put('/ns/bad-url/_sandbox/snapshot').send(snapshot);
+    expect(res.status).toBe(400);
+    expect(res.body.details).toEqual([
+      {
+        location: 'body',
+        pointer: '/collections/webhook_subscriptions/0/url',
+        type: 'url_parsing',
+        message: "Body field 'url': 'http://' is not a URL: it names no host after the scheme (at /collections/webhook_subscriptions/0/url).",
+      },
+    ]);
+  });
+});
