@@ -35,6 +35,7 @@ describe('events the sandbox sends', () => {
   beforeEach(async () => {
     await resetFrozen(sb, T0, receiver);
     secret = (await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201)).body.secret;
+    receiver.trust(secret);
   });
   const api = (method: 'post' | 'delete' | 'get', path: string) => sb.http[method](path).set('authorization', sb.auth);
 
@@ -193,7 +194,7 @@ describe('report events on a running clock', () => {
     const sb = await startTestSandbox({ scenariosDir: fast });
     const receiver = await Receiver.start();
     try {
-      await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201);
+      receiver.trust((await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201)).body.secret);
       await sb.http.post('/reports').set('authorization', sb.auth).set('x-sandbox-scenario', 'fast-reports').send(ONCE_REPORT).expect(201);
       const [succeeded] = await receiver.waitFor(1, 'report-execution.succeeded');
       expect(succeeded.event.target.status).toBe('succeeded');
@@ -221,6 +222,7 @@ describe('self-check of notification bodies', () => {
     const receiver = await Receiver.start();
     try {
       const sub = (await http.post('/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201)).body;
+      receiver.trust(sub.secret);
       // A drift planted below the API: a stored buyer the contract does not allow.
       deps.namespaces.get().store.collections.buyers.update(WELL_KNOWN.buyers.default.id, { display_name: 42 as unknown as string });
       const res = await http.post('/_sandbox/events').send({ name: 'buyer.updated' }).expect(201);

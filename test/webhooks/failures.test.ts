@@ -27,8 +27,11 @@ describe('failed attempts', () => {
     await resetFrozen(sb, T0, receiver, redirectTarget);
   });
 
+  /** A subscription to `url`; its secret given to the receiver, where every subscription of these tests ends up sending. */
   async function subscribe(url: string) {
-    return (await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url }).expect(201)).body as { id: string; secret: string };
+    const subscription = (await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url }).expect(201)).body as { id: string; secret: string };
+    receiver.trust(subscription.secret);
+    return subscription;
   }
   const putBuyer = (displayName: string) => sb.http.put(`/buyers/${BUYER}`).set('authorization', sb.auth).send({ display_name: displayName }).expect(200);
   const onlyDelivery = async () => {
