@@ -80,6 +80,49 @@ describe('events the sandbox sends', () => {
     ]);
   });
 
+  it('tells report-execution.failed when the report-execution-fails scenario makes the execution fail, and never succeeded', async () => {
+    const report = await api('post', '/reports').set('x-sandbox-scenario', 'report-execution-fails').send(ONCE_REPORT).expect(201);
+    const executionId = report.body.latest_execution.id;
+    await receiver.waitFor(1, 'report-execution.created');
+    await sb.http.post('/_sandbox/clock/advance').send({ duration: '29s' }).expect(200);
+    await receiver.waitFor(1, 'report-execution.processing');
+    expect(receiver.of('report-execution.failed')).toEqual([]);
+    await sb.http.post('/_sandbox/clock/advance').send({ duration: '1s' }).expect(200);
+    const [failed] = await receiver.waitFor(1, 'report-execution.failed');
+    expect(failed.event).toEqual({
+      type: 'event',
+      id: expect.any(String),
+      name: 'report-execution.failed',
+      created_at: at(30_000),
+      merchant_account_id: 'default',
+      target: {
+        type: 'report-execution',
+        id: executionId,
+        created_at: T0,
+        updated_at: at(30_000),
+        status: 'failed',
+        context: { reference_timestamp: T0, reference_timezone: 'Etc/UTC' },
+        report: expect.objectContaining({ id: report.body.id, name: 'Webhook report' }),
+      },
+    });
+    // The API shows the execution as the event did.
+    const shown = await api('get', `/report-executions/${executionId}`).expect(200);
+    expect(shown.body).toEqual(failed.event.target);
+    await sb.http.post('/_sandbox/clock/advance').send({ duration: '1h' }).expect(200);
+    const deliveries = await eventually(
+      async () => (await sb.http.get('/_sandbox/webhooks/deliveries').query({ limit: 10 }).expect(200)).body,
+      (b) => b.pending === 0,
+    );
+    expect(deliveries.items.map((d: { event_name: string }) => d.event_name).reverse()).toEqual([
+      'report.created',
+      'report-execution.created',
+      'report-execution.dispatched',
+      'report-execution.processing',
+      'report-execution.failed',
+    ]);
+    expect(receiver.of('report-execution.succeeded')).toEqual([]);
+  });
+
   it('announces the other changes of the API, with the target as the API shows it', async () => {
     const pair = await api('post', '/api-key-pairs')
       .send({ display_name: 'Hooked pair', role_ids: [WELL_KNOWN.roles.readOnly.id] })

@@ -88,6 +88,16 @@ export class Receiver {
     return receiver;
   }
 
+  /** Notifications answered 'hang' whose connection is still open (the sandbox has neither timed out nor aborted them). */
+  get hangingNow(): number {
+    return this.hanging.size;
+  }
+
+  /** Closes the connections of the hanging notifications (their attempts fail as a reset connection). */
+  releaseHanging(): void {
+    for (const close of [...this.hanging]) close();
+  }
+
   /** Secrets of the subscriptions that send here: every notification must verify with one of them. */
   trust(...secrets: string[]): void {
     for (const secret of secrets) this.secrets.add(secret);
