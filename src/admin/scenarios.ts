@@ -8,6 +8,7 @@ import { DefinitionError } from '../scenarios/definitions.js';
 import { checkScenarioNames } from '../scenarios/match.js';
 import { SCENARIO_STATE, type ScenarioState } from '../scenarios/state.js';
 import type { Scenario, ScenarioCatalog } from '../scenarios/types.js';
+import { steeringView } from '../scenarios/webhook-steering.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
 
 function stateOf({ ns }: AdminContext): ScenarioState {
@@ -31,6 +32,7 @@ function summaryOf(state: ScenarioState, files: ScenarioCatalog, s: Scenario) {
     steps: s.steps,
     match: s.match,
     report_execution: s.reportExecution,
+    webhooks: steeringView(s.webhooks),
   };
 }
 

@@ -1,10 +1,12 @@
 // What an operation's handler receives and returns, for both documents (the API and the control
 // API): a plain function keyed by operationId, given a context made from the call.
 import type { Clock } from '../clock.js';
+import type { DeliverySteering } from '../namespace/announce.js';
 import type { Namespace } from '../namespace/namespace.js';
 import type { Operation } from '../spec/operations.js';
+import type { CollectionName } from '../store/records.js';
 import type { CollectionMap } from '../store/store.js';
-import type { Call, CallSlot, Principal } from './call.js';
+import { type Call, CallSlot, type Principal } from './call.js';
 import type { JsonPieces } from './json-response.js';
 
 export interface HandlerResult {
@@ -19,6 +21,9 @@ export interface HandlerResult {
 }
 
 export type Handler<C> = (ctx: C) => HandlerResult | Promise<HandlerResult>;
+
+/** Where the scenario that took a step for a request (scenarios/apply-step.ts) leaves how its events' deliveries go. */
+export const DELIVERY_STEERING = new CallSlot<DeliverySteering>('webhook delivery steering');
 export type HandlerTable<C> = Record<string, Handler<C>>;
 
 /**
@@ -61,6 +66,14 @@ export class OperationContext<S> {
    */
   get now(): string {
     return (this.instant ??= this.ns.clock.nowIso());
+  }
+
+  /**
+   * Says what the handler changed (ns.announce: an event for webhooks) in the request's merchant
+   * account, with the delivery steering the request's scenario gave, if any.
+   */
+  announce(name: string, collection: CollectionName, record: object): void {
+    this.ns.announce(name, this.merchantAccountId, collection, record, Number.NaN, this.call.get(DELIVERY_STEERING) ?? null);
   }
 
   /** Per-request state another step left for the handler (say, the report lifecycle a scenario chose). */

@@ -16,6 +16,7 @@ import { patternMatchesTemplate } from './path-pattern.js';
 import { SCENARIO_FILE_SCHEMA } from './scenario-schema.js';
 import { shorthandSteps, topLevelAction } from './shorthand.js';
 import { injectableEverywhere, type MatchSpec, type Scenario, type ScenarioSource, type Step, type StepAction } from './types.js';
+import { compileSteering, operationsAnnouncingEvents } from './webhook-steering.js';
 
 export interface Problem {
   /** JSON pointer into the scenario as written ('' for the whole of it). */
@@ -57,7 +58,11 @@ export function compileScenario(doc: unknown, ctx: CompileContext): { scenario: 
   if (errors.length) return { scenario: null, problems: schemaProblems(errors) };
   const written = doc as Record<string, any>;
   const at = (pointer: string, message: string) => problems.push({ pointer, message });
+  const webhooks = written.webhooks ? compileSteering(written.name, written.webhooks) : null;
   const steps = stepsOf(written, at);
+  // Steering deliveries alone: the requests it matches pass, their events' deliveries steered.
+  const steeringOnly = webhooks !== null && !steps.length && !written.steps && !topLevelAction(written);
+  if (steeringOnly) steps.push({ pass: true, times: 1 });
   if (written.steps) {
     steps.forEach((step, i) => {
       checkActions(step, `/steps/${i}`, at);
@@ -68,15 +73,17 @@ export function compileScenario(doc: unknown, ctx: CompileContext): { scenario: 
   }
   const match: MatchSpec | null = written.match ?? null;
   if (match) checkMatch(match, at);
-  if (steps.length && written.operations === undefined && !match?.method && !match?.path) {
+  const unnamed = written.operations === undefined && !match?.method && !match?.path;
+  if (steps.length && unnamed && !steeringOnly) {
     at('/operations', 'name the operations the steps apply to: operationIds, "METHOD /path", or "*" for every operation that can answer what the steps give');
   }
   const pointerOf = (i: number, inRandom: boolean) => (written.steps ? `/steps/${i}` : '') + (inRandom ? (written.steps ? '/random' : '') : '');
   checkCodes(steps, ctx.spec, pointerOf, at);
-  const operations = steps.length ? resolveOperations(written.operations ?? '*', match, steps, ctx.spec, pointerOf, at) : [];
+  const named = written.operations ?? (steeringOnly && unnamed ? operationsAnnouncingEvents(ctx.spec) : '*');
+  const operations = steps.length ? resolveOperations(named, match, steps, ctx.spec, pointerOf, at) : [];
   const reportExecution = written.report_execution ? compilePlan(written.report_execution, at) : null;
   if (!steps.length && !reportExecution)
-    at('', 'the scenario does nothing: give steps, an action (respond, drop, delay_ms, ...) at the top level, or report_execution');
+    at('', 'the scenario does nothing: give steps, an action (respond, drop, delay_ms, ...) at the top level, report_execution or webhooks');
   if (problems.length) return { scenario: null, problems };
   return {
     scenario: {
@@ -88,6 +95,7 @@ export function compileScenario(doc: unknown, ctx: CompileContext): { scenario: 
       steps,
       match,
       reportExecution,
+      webhooks,
       seed: written.seed ?? 0,
       definition: doc,
     },

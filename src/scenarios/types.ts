@@ -1,6 +1,7 @@
 // The compiled form of a scenario (see scenario-schema.ts for the format of files and of bodies
 // defining one at run time: one schema for both).
 import type { ErrorDetail } from '../errors/api-error.js';
+import type { DeliverySteering } from '../namespace/announce.js';
 import type { LifecyclePlan } from '../resources/reports/lifecycle.js';
 import type { CollectionName } from '../store/records.js';
 
@@ -88,6 +89,8 @@ export interface Scenario {
   match: MatchSpec | null;
   /** The path and timing of report executions created while it is selected; null: unchanged. */
   reportExecution: LifecyclePlan | null;
+  /** How the deliveries of the events of the requests it takes a step for are sent; null: as the namespace's behaviour says. */
+  webhooks: DeliverySteering | null;
   /** Extra seed mixed into its random choices. */
   seed: number;
   /** The file or body as written. */

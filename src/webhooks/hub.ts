@@ -5,7 +5,7 @@
 // nothing. The event's target is serialized once, with the API's own serializers, at the moment of
 // the change; the body is then the same bytes on every attempt.
 import { randomUUID } from 'node:crypto';
-import type { ChangeListener } from '../namespace/announce.js';
+import type { ChangeListener, DeliverySteering } from '../namespace/announce.js';
 import type { Namespace } from '../namespace/namespace.js';
 import { type NamespacePart, PartKey } from '../namespace/part.js';
 import { apiShapeOf } from '../resources/api-shapes.js';
@@ -82,19 +82,23 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
     return this.byMerchant.has(merchantAccountId) || this.service.forward !== null;
   }
 
-  announced(name: string, merchantAccountId: string, collection: CollectionName, record: object, atMs: number): void {
+  announced(name: string, merchantAccountId: string, collection: CollectionName, record: object, atMs: number, steering: DeliverySteering | null): void {
     if (!this.wants(merchantAccountId)) return;
-    this.emit(name, merchantAccountId, collection, record, atMs);
+    this.emit(name, merchantAccountId, collection, record, atMs, steering);
     if (collection === 'reports' || collection === 'report_executions') this.queue.rearmSoon(); // their next change may have moved
   }
 
-  /** Builds the event once and records a delivery of it per receiving subscription (two each while duplicating). */
+  /**
+   * Builds the event once and records a delivery of it per receiving subscription (more while
+   * duplicating): as the request's scenario steers them, else as the namespace's behaviour says.
+   */
   emit(
     name: string,
     merchantAccountId: string,
     collection: CollectionName,
     record: object,
     atMs = Number.NaN,
+    steering: DeliverySteering | null = null,
   ): { event: WebhookEvent; deliveries: WebhookDeliveryRecord[] } {
     const event: WebhookEvent = {
       type: 'event',
@@ -113,22 +117,28 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
       );
     }
     const deliveries: WebhookDeliveryRecord[] = [];
-    const copies = this.behaviour.duplicate ? 2 : 1;
+    const copies = steering?.copies ?? (this.behaviour.duplicate ? 2 : 1);
     const receivers = this.byMerchant.get(merchantAccountId) ?? [];
     const forward = this.service.forwardSubscription(merchantAccountId);
     for (const subscription of forward ? [...receivers, forward] : receivers) {
-      for (let copy = 0; copy < copies; copy++) deliveries.push(this.record(subscription, event, body, problem && `self-check: ${problem}`));
+      for (let copy = 0; copy < copies; copy++) deliveries.push(this.record(subscription, event, body, problem && `self-check: ${problem}`, steering));
     }
     return { event, deliveries };
   }
 
-  private record(subscription: WebhookSubscriptionRecord, event: WebhookEvent, body: string, failure: string | null): WebhookDeliveryRecord {
+  private record(
+    subscription: WebhookSubscriptionRecord,
+    event: WebhookEvent,
+    body: string,
+    failure: string | null,
+    steering: DeliverySteering | null,
+  ): WebhookDeliveryRecord {
     const now = this.ns.clock.now();
     const full = failure === null && this.queue.full;
     if (full) this.refused();
     const ended = failure ?? (full ? `queue_full: ${MAX_PENDING} deliveries are already waiting in this namespace; this one was not sent` : null);
     const at = this.ns.clock.nowIso();
-    const due = now + this.behaviour.delay_ms;
+    const due = now + (steering?.delay_ms ?? this.behaviour.delay_ms);
     const delivery = this.ns.store.collections.webhook_deliveries.insert({
       type: 'webhook-delivery',
       id: randomUUID(),
@@ -143,6 +153,8 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
       error: ended,
       created_at: at,
       updated_at: at,
+      // Only on the deliveries a scenario steered: the others keep their shape.
+      ...(steering ? { scenario: steering.scenario, ...(steering.reorder ? { reorder: true as const } : {}) } : {}),
     });
     if (ended) this.queue.prune();
     else this.queue.add(delivery, due);

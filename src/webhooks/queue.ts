@@ -21,6 +21,8 @@ interface Entry {
   manual: boolean;
   /** A finished delivery sent again by hand: no automatic retry after it. */
   revived: boolean;
+  /** A scenario asked for its deliveries newest first, one at a time (the record's `reorder`). */
+  reorder: boolean;
   abort?: () => void;
 }
 
@@ -75,7 +77,7 @@ export class DeliveryQueue {
 
   /** Queues a stored pending delivery for its due time (its next_attempt_at, in ms). */
   add(record: WebhookDeliveryRecord, due: number, manual = false, revived = false): void {
-    const entry: Entry = { id: record.id, due, seq: this.seq++, state: 'waiting', manual, revived };
+    const entry: Entry = { id: record.id, due, seq: this.seq++, state: 'waiting', manual, revived, reorder: record.reorder === true };
     this.entries.get(record.id)?.abort?.();
     this.drop(record.id);
     this.entries.set(record.id, entry);
@@ -156,6 +158,7 @@ export class DeliveryQueue {
     if (due.length) {
       due.sort((a, b) => a.due - b.due || a.seq - b.seq);
       if (this.host.reorder()) due.reverse();
+      else reverseReordered(due);
       for (const entry of due) {
         this.waiting.delete(entry);
         entry.state = 'ready';
@@ -167,7 +170,8 @@ export class DeliveryQueue {
 
   private pump(): void {
     const limit = this.host.reorder() ? 1 : CONCURRENCY;
-    while (this.inFlight < limit && this.ready.length > 0) this.start(this.ready.shift() as Entry);
+    // A reordered delivery starts alone, so that the receiver gets them in the order they left.
+    while (this.ready.length > 0 && this.inFlight < (this.ready[0].reorder ? 1 : limit)) this.start(this.ready.shift() as Entry);
   }
 
   private start(entry: Entry): void {
@@ -319,4 +323,15 @@ export class DeliveryQueue {
       `webhook ${record.event_name} -> ${attempt.url}: ${attempt.error ?? attempt.status_code}`,
     );
   }
+}
+
+/** Reverses, in place, the order of the entries a scenario reorders among themselves; the others keep their places. */
+function reverseReordered(due: Entry[]): void {
+  const places: number[] = [];
+  for (let i = 0; i < due.length; i++) if (due[i].reorder) places.push(i);
+  if (places.length < 2) return;
+  const entries = places.map((i) => due[i]).reverse();
+  places.forEach((place, k) => {
+    due[place] = entries[k];
+  });
 }

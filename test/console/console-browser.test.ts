@@ -429,6 +429,7 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
       await poll(() => page.locator('#subscriptions-table tbody tr').count()).toBe(1);
       const row = page.locator('#subscriptions-table tbody tr');
       expect(await row.locator('td').nth(1).textContent()).toBe('active');
+      receiver.trust((await (await api('/ns/hooks/_sandbox/records/webhook_subscriptions')).json()).items[0].secret);
 
       // An API call causes the event; the delivery and its attempt show without reloading.
       await page.evaluate(() => ((window as any).notReloaded = true));

@@ -49,6 +49,7 @@ describe('scenarios defined at run time', () => {
       ],
       match: null,
       report_execution: null,
+      webhooks: null,
       definition: FIFTH_LIST_FAILS,
       counters: { matched: 0, answered: 0, merchant_accounts: [] },
       active: [],

@@ -6,7 +6,8 @@ const UPDATABLE = ['display_name', 'external_identifier', 'account_number'] as c
 
 export const buyerHandlers: HandlerMap = {
   /** Merges the given fields (billing_details replaced as a whole) and moves updated_at. */
-  updateBuyer({ ns, db, params, body, merchantAccountId, now }) {
+  updateBuyer(ctx) {
+    const { db, params, body, merchantAccountId, now } = ctx;
     const buyer = findOwned(db.buyers, params.buyer_id, merchantAccountId, 'Buyer');
     const patch: Record<string, unknown> = { updated_at: now };
     // Copy only known fields: unknown keys (including __proto__) never reach the record.
@@ -14,7 +15,7 @@ export const buyerHandlers: HandlerMap = {
     if (Object.hasOwn(body, 'billing_details')) patch.billing_details = normalizeBillingDetails(body.billing_details);
     // The record update() gives back: a namespace's first change works on its own copy of the records.
     const updated = db.buyers.update(buyer.id, patch) ?? buyer;
-    ns.announce('buyer.updated', merchantAccountId, 'buyers', updated);
+    ctx.announce('buyer.updated', 'buyers', updated);
     return { body: serializeBuyer(updated) };
   },
 };
