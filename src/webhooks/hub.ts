@@ -273,10 +273,10 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
     this.queue.rebuild();
   }
 
-  dispose(): void {
-    this.queue.dispose();
+  dispose(): Promise<void> {
     this.service.unregister(this);
     this.ns.listenToChanges(null);
+    return this.queue.dispose();
   }
 
   exportState(): WebhookState {

@@ -9,7 +9,7 @@ import type { WebhookAttempt, WebhookDeliveryRecord, WebhookDeliveryStatus, Webh
 import { BACKOFF_MS, CONCURRENCY, MAX_ATTEMPTS, MAX_FINISHED, MAX_PENDING } from './limits.js';
 import type { WebhookShared } from './shared.js';
 import { signatureHeader, wallClockTimestamp } from './signing.js';
-import type { AttemptResult } from './transport.js';
+import { type AttemptResult, WebhookTransport } from './transport.js';
 
 interface Entry {
   id: string;
@@ -55,12 +55,16 @@ export class DeliveryQueue {
   /** The time-driven changes' next instant may have moved: the timer is armed again at the next release. */
   private rearmDue = false;
   private disposed = false;
+  /** This namespace's own connections (see WebhookTransport). */
+  private readonly transport: WebhookTransport;
 
   constructor(
     private readonly ns: Namespace,
     private readonly service: WebhookShared,
     private readonly host: QueueHost,
-  ) {}
+  ) {
+    this.transport = new WebhookTransport(service.options.timeoutMs);
+  }
 
   /** Deliveries not finished: waiting, ready or in flight. */
   get pending(): number {
@@ -113,10 +117,12 @@ export class DeliveryQueue {
     this.armTimer();
   }
 
-  dispose(): void {
+  /** Stops the timers and the attempts in flight; the promise settles once the connections are closed. */
+  dispose(): Promise<void> {
     this.disposed = true;
     this.abortAll();
     this.generation++;
+    return this.transport.close();
   }
 
   private abortAll(): void {
@@ -197,7 +203,7 @@ export class DeliveryQueue {
     entry.state = 'in-flight';
     this.inFlight++;
     const generation = this.generation;
-    const sent = this.service.transport.send(subscription.url, headers, record.body);
+    const sent = this.transport.send(subscription.url, headers, record.body);
     entry.abort = sent.abort;
     void sent.done.then((result) => {
       if (generation !== this.generation || this.disposed) return;

@@ -23,8 +23,12 @@ export interface SentAttempt {
 
 const RESERVED = /(^|\.)(example|invalid|test)\.?$/i;
 
+/**
+ * One namespace's connections: each namespace has its own pool (made on its first attempt), so one
+ * namespace's attempts hanging on a receiver never hold up another's to the same address.
+ */
 export class WebhookTransport {
-  private readonly agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 10_000 });
+  private agent: Agent | null = null;
 
   constructor(private readonly timeoutMs: number) {}
 
@@ -94,6 +98,7 @@ export class WebhookTransport {
       },
     };
     try {
+      this.agent ??= new Agent({ connections: CONCURRENCY, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 10_000 });
       this.agent.dispatch({ origin: target.origin, path: `${target.pathname}${target.search}`, method: 'POST', headers, body }, handler);
     } catch (err) {
       end(describe(err as Error));
@@ -101,8 +106,11 @@ export class WebhookTransport {
     return { done, abort: () => stop('stopped: the subscription was deleted or made inactive, or the namespace was reset or dropped') };
   }
 
+  /** Closes the connections; a later attempt opens new ones. */
   async close(): Promise<void> {
-    await this.agent.destroy();
+    const agent = this.agent;
+    this.agent = null;
+    await agent?.destroy();
   }
 }
 

@@ -249,17 +249,20 @@ describe('attempts in flight, with a receiver that never answers', () => {
     expect(waiting).toMatchObject({ total: 70, pending: 70 });
     expect(waiting.items.every((d: { attempts: unknown[] }) => d.attempts.length === 0)).toBe(true); // none has ended an attempt
 
-    // Another namespace delivers at once meanwhile.
+    // Another namespace delivers at once meanwhile, to the same receiver: it has connections of its own.
+    hanging.answers = [{ status: 200, body: 'ok' }]; // for new requests; the 64 keep hanging
     await sb.http.put('/ns/inflight-b/_sandbox/clock').send({ now: T0, frozen: true }).expect(200);
-    await subscribe(healthy, '/ns/inflight-b');
+    await subscribe(hanging, '/ns/inflight-b');
     await sb.http.put(`/ns/inflight-b/buyers/${BUYER}`).set('authorization', sb.auth).send({ display_name: 'Not Held Up' }).expect(200);
-    const [other] = await healthy.waitFor(1, 'buyer.updated');
-    expect(other.event.target.display_name).toBe('Not Held Up');
+    const arrived = await hanging.waitFor(65);
+    expect(arrived.filter((n) => n.event.target.display_name === 'Not Held Up')).toHaveLength(1);
+    expect(hanging.hangingNow).toBe(64);
+    const [otherDelivery] = (await deliveries({}, '/ns/inflight-b')).items;
+    expect(otherDelivery).toMatchObject({ status: 'succeeded', attempts: [{ status_code: 200, error: null }] });
 
     // The receiver drops the 64 connections: those attempts fail (retried in a minute), the 6 waiting go out and succeed.
-    hanging.answers = [{ status: 200, body: 'ok' }];
     hanging.releaseHanging();
-    await hanging.waitFor(70);
+    await hanging.waitFor(71);
     const after = await eventually(
       () => deliveries(),
       (b) => b.items.every((d: { attempts: unknown[] }) => d.attempts.length === 1),
@@ -276,7 +279,7 @@ describe('attempts in flight, with a receiver that never answers', () => {
       (b) => b.pending === 0,
     );
     expect(done.items.every((d: { status: string }) => d.status === 'succeeded')).toBe(true);
-    expect(hanging.received).toHaveLength(134);
+    expect(hanging.received).toHaveLength(135);
   });
 
   it('deleting the subscription aborts the attempt in flight at once and sends nothing more', async () => {
