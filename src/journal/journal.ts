@@ -279,6 +279,7 @@ export class Journal implements NamespacePart {
   private seq = 0;
   private droppedCount = 0;
   private generationCount = 0;
+  private droppedWithNamespace = false;
   private feed: JournalFeedLike | null = null;
   private namespace = '';
 
@@ -418,6 +419,18 @@ export class Journal implements NamespacePart {
     this.seq = Math.max(lastId, this.ring.count);
     this.droppedCount = dropped;
     this.replaced();
+  }
+
+  /** Its namespace was dropped (deleted, evicted, handed over): a follower hears it as a journal replaced. */
+  dispose(): void {
+    if (this.droppedWithNamespace) return;
+    this.droppedWithNamespace = true;
+    this.replaced();
+  }
+
+  /** Whether its namespace was dropped: it gets no more entries. */
+  get disposed(): boolean {
+    return this.droppedWithNamespace;
   }
 
   /** A reset keeps the journal: a test can still read what its client sent (POST /_sandbox/reset?journal=true clears it). */
