@@ -1,9 +1,9 @@
 // Writes every API request and its response into the journal of the request's namespace, after the
 // response is made (error responses included). Control requests (/_sandbox/*) are not journaled:
-// reading the journal must not change what it counts. Only raw text is kept here; parsing and
-// redaction (every non-null `private_key`, bearer credentials and JWTs in the query and body)
-// happen when the journal is read (see redact.ts), so recording costs the request path almost
-// nothing. Header secrets are dropped here already (see headerLinesWithoutSecrets).
+// reading the journal must not change what it counts. Only raw text is kept here, parsed when the
+// journal is read, so recording costs the request path almost nothing. Secrets never wait in it:
+// header secrets are dropped here (headerLinesWithoutSecrets), those in the URL and body when the
+// journal adds the entry (Journal.add, redact.ts), after a cheap look that finds none in most.
 import { type Call, CallSlot } from '../http/call.js';
 import { type SentBody, sentBody, sentHeaders } from '../http/json-response.js';
 import type { Step } from '../http/pipeline.js';

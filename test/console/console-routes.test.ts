@@ -136,8 +136,13 @@ describe('console routes, on loopback without an admin token', () => {
     const namespaces = (await sb.http.get('/ns/c2/_sandbox/console/parts/namespaces')).text;
     expect(namespaces).toContain('<a href="/ns/c2/_sandbox/console">c2</a>');
     expect(namespaces).not.toContain('>default</a>'); // through a namespace, as the control API: that one only
+    expect(namespaces).toContain('This namespace only: the others are listed in the console at the root');
+    expect(namespaces).not.toContain('evicted so far'); // how many others went is the root's to tell
     const root = (await sb.http.get('/_sandbox/console/parts/namespaces')).text;
     expect(root).toContain('<a href="/_sandbox/console">default</a>');
+    expect(root).toMatch(
+      /\d+ besides default, at most 50 \(<code>--namespace-cap<\/code>\); one idle for 900 s may be evicted to make\s+room; 0 evicted so far\./,
+    );
     expect(root).toContain('data-api="POST /ns/c2/_sandbox/reset"');
     expect(root).toContain('data-api="DELETE /_sandbox/namespaces/c2"');
     // What loses a journal or a namespace is behind a confirm step: the first button only shows the second.

@@ -35,10 +35,17 @@ export const namespacesPage: ConsolePage = {
         <PageHeading page={namespacesPage} />
         <section aria-labelledby="namespaces-title" class="panel">
           <h2 id="namespaces-title">Namespaces</h2>
-          <p>
-            {list.count} besides default, at most {list.cap} (<code>--namespace-cap</code>); one idle for {list.idle_seconds} s may be evicted to make room;{' '}
-            {list.evicted} evicted so far.
-          </p>
+          {list.evicted === undefined ? (
+            <p>
+              This namespace only: the others are listed in the console at the root (<a href="/_sandbox/console/namespaces">/_sandbox/console</a>). At most{' '}
+              {list.cap} besides default (<code>--namespace-cap</code>); one idle for {list.idle_seconds} s may be evicted to make room.
+            </p>
+          ) : (
+            <p>
+              {list.count} besides default, at most {list.cap} (<code>--namespace-cap</code>); one idle for {list.idle_seconds} s may be evicted to make room;{' '}
+              {list.evicted} evicted so far.
+            </p>
+          )}
           <div class="table-wrap">
             <table id="namespaces-table">
               <caption>Namespaces, with their records and journal</caption>
