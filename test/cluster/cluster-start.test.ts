@@ -58,7 +58,9 @@ describe('a graceful stop and payments-sandbox cluster', () => {
       });
       expect([put.status, put.headers.get('x-sandbox-node')]).toEqual([200, 'node1']);
       // The banner says where state lives: in Redis, not in memory.
-      expect(a.output()).toContain(`  state     shared in Redis at ${redis.url} (every change written there before its answer; namespaces move between nodes)\n`);
+      expect(a.output()).toContain(
+        `  state     shared in Redis at ${redis.url} (every change written there before its answer; namespaces move between nodes)\n`,
+      );
       expect(a.output()).not.toContain('lost on exit');
       const view = JSON.parse(cli('cluster', '--store', redis.url, '--json').stdout);
       expect(view.store).toBe(redis.url);
