@@ -5,7 +5,7 @@
 // namespace says so; a namespace held by a node that does not hand it over is a bounded wait, then
 // 503; a percent-encoded /ns/ prefix is refused through the proxy.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
+import { expectErrorBody, startTestSandbox, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
 import { type HaProxy, LEASE_MS, type RedisServer, redisCli, type SandboxNode, startNode, startProxy, startRedis, waitFor } from './support.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
@@ -125,6 +125,23 @@ describe('what takes a lease in a shared sandbox', () => {
       await elsewhere.arrayBuffer();
     } finally {
       await capped.stop();
+    }
+  });
+
+  it('answers an unknown control path 404 and creates nothing in one process (memory)', async () => {
+    const sandbox = await startTestSandbox();
+    try {
+      const before = (await sandbox.http.get('/_sandbox/namespaces')).body.items.map((i: { name: string }) => i.name);
+      for (const path of ['/ns/ghost/_sandbox/nope', '/ns/ghost/_sandbox/records/nope/x/y']) {
+        const res = await sandbox.http.get(path);
+        expect([path, res.status]).toEqual([path, 404]);
+        expectErrorBody(res.body, 404, 'not_found');
+      }
+      const res = await sandbox.http.get('/_sandbox/namespaces');
+      expect(res.body.items.map((i: { name: string }) => i.name)).toEqual(before);
+      expect(sandbox.deps.namespaces.has('ghost')).toBe(false);
+    } finally {
+      sandbox.server.close();
     }
   });
 
