@@ -128,6 +128,19 @@ describe('what takes a lease in a shared sandbox', () => {
     }
   });
 
+  it('gives back, and never renews, a lease it finds its own for a name it does not hold', async () => {
+    // What a node restarted under its id finds: Redis says it holds a namespace nobody created.
+    redisCli(redis, 'set', 'payments-sandbox:ns:orphan:lease', 'node2\n7', 'PX', '60000');
+    const released = await metric(b, RELEASED);
+    const res = await fetch(`${b.url}/ns/orphan/connections`);
+    expect(res.status).toBe(401);
+    await res.arrayBuffer();
+    await waitFor('the lease given back', async () => (redisCli(redis, 'exists', 'payments-sandbox:ns:orphan:lease') === '0' ? true : undefined), LEASE_MS * 3);
+    expect(await owned(b)).not.toContain('orphan');
+    expect(await metric(b, RELEASED)).toBe(released + 1);
+    expect(keysOf('orphan')).toBe('');
+  });
+
   it('answers an unknown control path 404 and creates nothing in one process (memory)', async () => {
     const sandbox = await startTestSandbox();
     try {
@@ -137,6 +150,11 @@ describe('what takes a lease in a shared sandbox', () => {
         expect([path, res.status]).toEqual([path, 404]);
         expectErrorBody(res.body, 404, 'not_found');
       }
+      // A percent-encoded prefix is refused in one process too (the same code reads it).
+      const encoded = await sandbox.http.get('/ns/gh%6Fst/connections').set('authorization', sandbox.auth);
+      expect(encoded.status).toBe(400);
+      expectErrorBody(encoded.body, 400, 'bad_request');
+      expect(encoded.body.message).toContain('is percent-encoded: write its name as is (write /ns/ghost/)');
       const res = await sandbox.http.get('/_sandbox/namespaces');
       expect(res.body.items.map((i: { name: string }) => i.name)).toEqual(before);
       expect(sandbox.deps.namespaces.has('ghost')).toBe(false);
