@@ -129,7 +129,7 @@ export class Ownership {
         if (taken === null) return;
         if (taken === 'absent') {
           // Never created, and nobody holds it: whatever this node kept of that name is stale.
-          if (current) this.drop(current);
+          if (current && !current.lost) this.lose(current, this.lapsed());
           else this.registry.remove(name);
           return;
         }
@@ -191,7 +191,9 @@ export class Ownership {
       volatileSent: '',
       volatileWriting: null,
     };
-    if (current) this.drop(current);
+    if (current && !current.lost)
+      this.lose(current, this.lapsed()); // its lease lapsed unnoticed (a pause, Redis away): said once, whoever notices first
+    else if (current) this.drop(current);
     try {
       await this.load(owned, reply[3] === 1);
     } catch (err) {
