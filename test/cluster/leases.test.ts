@@ -66,6 +66,9 @@ describe('what takes a lease in a shared sandbox', () => {
     const noToken = await fetch(`${a.url}/ns/cjunk-1/_sandbox/records/buyers`);
     expect(noToken.status).toBe(401);
     expectErrorBody(await noToken.json(), 401, 'unauthorized');
+    const wrongToken = await fetch(`${a.url}/ns/cjunk-1/_sandbox/clock`, { headers: { 'x-sandbox-admin-token': 'not-the-admin-token-at-all' } });
+    expect(wrongToken.status).toBe(403);
+    expectErrorBody(await wrongToken.json(), 403, 'forbidden');
     const ghost = await fetch(`${a.url}/ns/ghost/_sandbox/nope`, { headers: admin });
     expect(ghost.status).toBe(404);
     expectErrorBody(await ghost.json(), 404, 'not_found');
@@ -215,6 +218,27 @@ describe('a namespace another node holds and does not hand over', () => {
     expect((await again.json()).namespaces).toContain(ns);
     const after = await fetch(`${b.url}/ns/${ns}/_sandbox/records/buyers/${BUYER}`, { headers: admin });
     expect((await after.json()).display_name).toBe('Jane Doe');
+  }, 30_000);
+
+  it('waits a bounded time for a paused owner (SIGSTOP, long lease), then answers 503 with Retry-After naming it', async () => {
+    const paused = await startNode(redis, 'node5', ['--admin-token', ADMIN_TOKEN, '--lease-ms', '60000']);
+    try {
+      const put = await fetch(`${paused.url}/ns/paused/buyers/${BUYER}`, { method: 'PUT', headers: auth, body: JSON.stringify({ display_name: 'kept' }) });
+      expect([put.status, put.headers.get('x-sandbox-node')]).toEqual([200, 'node5']);
+      paused.signal('SIGSTOP');
+      const res = await fetch(`${b.url}/ns/paused/connections`, { headers: auth });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe(String(Math.ceil(LEASE_MS / 1000)));
+      const body = await res.json();
+      expectErrorBody(body, 503, 'service_unavailable');
+      expect(body.message).toBe(
+        `Namespace 'paused' is held by node node5 of the shared sandbox, which has not handed it over within ${LEASE_MS + 1000} ms (it may be paused or stopping; its lease lapses within ${LEASE_MS} ms of its last renewal). Retry.`,
+      );
+      expect(redisCli(redis, 'get', 'payments-sandbox:ns:paused:lease')).toMatch(/^node5\n\d+$/);
+    } finally {
+      paused.signal('SIGCONT');
+      await paused.stop();
+    }
   }, 30_000);
 });
 
