@@ -79,6 +79,8 @@ export class Ownership {
   private registry!: NamespaceRegistry;
   private readonly acquiring = new Map<string, Promise<void>>();
   private readonly waiting = new Map<string, Set<() => void>>();
+  /** Handovers in progress. */
+  private readonly leavingNow = new Set<Promise<void>>();
   private readonly persistenceOf = new WeakMap<Store, RedisPersistence>();
   /** Bytes of journal this node may still send now (refilled at JOURNAL_BYTES_PER_S, at most a second's worth). */
   private journalBudget = JOURNAL_BYTES_PER_S;
@@ -361,11 +363,18 @@ export class Ownership {
   }
 
   /** Another node asks for the namespace: write what is pending, then release the lease. */
-  async handOver(name: string): Promise<void> {
+  handOver(name: string): Promise<void> {
     const owned = this.owned.get(name);
-    if (!owned || owned.leaving || owned.lost) return;
-    if (performance.now() - owned.acquiredAt < MIN_HOLD_MS) return; // asked again soon
+    if (!owned || owned.leaving || owned.lost) return Promise.resolve();
+    if (performance.now() - owned.acquiredAt < MIN_HOLD_MS) return Promise.resolve(); // asked again soon
     owned.leaving = true;
+    const leaving = this.leave(owned).finally(() => this.leavingNow.delete(leaving));
+    this.leavingNow.add(leaving);
+    return leaving;
+  }
+
+  private async leave(owned: Owned): Promise<void> {
+    const { name } = owned;
     try {
       await owned.persistence?.sync().catch(() => undefined);
       await this.writeVolatile(owned, true).catch(() => undefined);
@@ -384,6 +393,9 @@ export class Ownership {
       owned.acquiredAt = Number.NEGATIVE_INFINITY;
       await this.handOver(owned.name);
     }
+    // Handovers another node asked for just before the stop: the connection must outlive their release,
+    // else their leases stay held by a node that is gone until they lapse.
+    await Promise.all([...this.leavingNow]);
   }
 
   /** A node said it released a namespace: whoever waits for it tries again now. */
