@@ -118,6 +118,11 @@ export class Call {
     return requestHeader(this.context, name);
   }
 
+  /** A query parameter as sent (its first value), for a step before validation; handlers read `query`. */
+  queryParam(name: string): string | undefined {
+    return this.context.req.query(name);
+  }
+
   allHeaders(): ReturnType<typeof requestHeaders> {
     return requestHeaders(this.context);
   }

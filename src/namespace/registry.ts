@@ -15,7 +15,8 @@ import { Store } from '../store/store.js';
 import { Namespace, type PartKind, PartKinds } from './namespace.js';
 
 export const DEFAULT_NAMESPACE = 'default';
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** What a namespace may be called: nothing in it needs percent-encoding. */
+export const NAMESPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export interface NamespaceOptions {
   /** A fresh deep copy of the seeded fixtures, each call. */
@@ -60,7 +61,7 @@ export class NamespaceRegistry {
 
   /** Throws the 400 of a name that cannot be a namespace. */
   static checkName(name: string): void {
-    if (NAME.test(name)) return;
+    if (NAMESPACE_NAME.test(name)) return;
     throw ApiError.badRequest(`Namespace '${name.slice(0, 80)}' is not valid: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit.`, [
       {
         location: 'header',
