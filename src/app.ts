@@ -1,9 +1,10 @@
 // createApp(deps): the request flow of the sandbox, top to bottom, in one screen.
 import { Hono } from 'hono';
+import { every } from 'hono/combine';
 import { requireAdminToken } from './admin/admin-token.js';
 import { adminContextOf } from './admin/index.js';
 import { authenticate, authorize } from './auth/authenticate.js';
-import { ownNamespace, servedByAnyNode } from './cluster/ownership-step.js';
+import { admitOwnedNamespace, ownNamespace, servedByAnyNode } from './cluster/ownership-step.js';
 import { consoleRoutes } from './console/routes.js';
 import { docsRoutes } from './docs/routes.js';
 import { limitBodySize } from './http/body-limit.js';
@@ -40,18 +41,23 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   ];
   const everyRequest = [...firstSteps, limitBodySize(config.bodyLimitBytes)]; // 413 before a large body is buffered
   const namespace = selectNamespace(deps.namespaces); //     /ns/{name}/ prefix or x-sandbox-namespace
-  const admit = admitNamespace(deps.namespaces); //          a new namespace is made only for a caller it knows (503 at the cap)
-  // A shared sandbox (--store redis://): a namespace is served only by its owner (takes the lease, or waits for a handover, else 503).
+  // A shared sandbox (--store redis://): a namespace is served only by its owner (takes the lease of one that exists, or
+  // waits for a handover, else 503); a new one is leased by the call that creates it (admitted), never before.
   const { cluster } = deps;
   const own = cluster ? [ownNamespace(cluster, deps.namespaces)] : [];
   const ownControl = cluster ? [ownNamespace(cluster, deps.namespaces, servedByAnyNode)] : [];
+  // A new namespace is made only for a caller it knows (503 at the cap).
+  const admit = cluster ? admitOwnedNamespace(cluster, deps.namespaces) : admitNamespace(deps.namespaces);
+  const admitControl = cluster ? admitOwnedNamespace(cluster, deps.namespaces, servedByAnyNode) : admit;
 
   // Documents and their pages: no operation document describes them, so plain Hono routes.
   app.route('/', docsRoutes(everyRequest.map(asMiddleware))); // /docs, /openapi.json, /openapi.admin.json: no auth, not journaled
 
   // The console's pages (HTML, plain Hono routes like /docs): its content behind the admin token, read through the control API's handlers.
+  // Its shells and files hold no data: only its parts, past the admin token, need the namespace's owner (they never create it).
   const consoleDeps = { control: { handlers: deps.admin.handlers, deps: deps.admin.deps }, apiOperations: deps.api.spec.operations, version: deps.version };
-  app.route('/', consoleRoutes(consoleDeps, [...firstSteps, namespace, ...own].map(asMiddleware), asMiddleware(requireAdminToken(config.adminToken))));
+  const consoleParts = [requireAdminToken(config.adminToken), ...own].map(asMiddleware);
+  app.route('/', consoleRoutes(consoleDeps, [...firstSteps, namespace].map(asMiddleware), every(...consoleParts)));
 
   // The control API (openapi.admin.json): the same pipeline, behind the admin token, not journaled.
   const answerControlCall = pipeline(
@@ -61,8 +67,8 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
       namespace,
       requireAdminToken(config.adminToken), //                  401/403 when a token is required
       matchOperation(deps.admin.router), //                     operation from openapi.admin.json, else 404/405
-      ...ownControl, //                                         (shared sandbox) health, metrics and what spans namespaces need no lease
-      admit,
+      ...ownControl, //                                         (shared sandbox) at the root, health, metrics and what spans namespaces need no lease
+      admitControl,
       validate(), //                                            400 with one detail per problem
     ],
     dispatch({

@@ -36,8 +36,12 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-main(process.argv.slice(2)).catch((err: Error) => {
+const argv = process.argv.slice(2);
+/** Whether the command starts the sandbox (its failures say "cannot start"; another command's, such as cluster's, do not). */
+const starting = argv[0] === undefined || argv[0] === 'start' || argv[0].startsWith('-');
+
+main(argv).catch((err: Error) => {
   const usage = err instanceof UsageError;
-  process.stderr.write(`payments-sandbox: ${usage || err instanceof TriggerError ? '' : 'cannot start: '}${err.message}\n`);
+  process.stderr.write(`payments-sandbox: ${usage || err instanceof TriggerError || !starting ? '' : 'cannot start: '}${err.message}\n`);
   process.exit(usage ? USAGE_EXIT_CODE : 1);
 });

@@ -22,7 +22,7 @@ export interface SandboxConfig {
   journalSize: number;
   /** Most namespaces (besides `default`) kept at once; past it, one idle long enough is evicted, else 503. */
   namespaceCap: number;
-  /** A namespace not used for this long (and with no request in flight) may be evicted to make room. */
+  /** A namespace not used for this long (with no request in flight and no journal stream open on it) may be evicted to make room. */
   namespaceIdleSeconds: number;
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: number;

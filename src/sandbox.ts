@@ -196,7 +196,7 @@ function capWarning(logger: Logger, config: SandboxConfig): (refused: string, re
         idle_seconds: config.namespaceIdleSeconds,
         retry_after_s: retryAfterSeconds,
       },
-      `namespace '${refused}' refused (503): ${config.namespaceCap} namespaces exist (--namespace-cap) and none has been idle for ${config.namespaceIdleSeconds} s (--namespace-idle-seconds)`,
+      `namespace '${refused}' refused (503): ${config.namespaceCap} namespaces exist (--namespace-cap) and none has been idle for ${config.namespaceIdleSeconds} s (--namespace-idle-seconds) with no request in flight and no journal stream open`,
     );
     lastLoggedAt = now;
     refusedSince = 0;

@@ -1,9 +1,9 @@
 // startSandbox(): the sandbox on a real port, for test code (port 0 picks a free one) and the CLI.
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { type ServerType, serve } from '@hono/node-server';
+import type { ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { defaultKeysDir } from '../fixtures/keys-dir.js';
@@ -12,7 +12,7 @@ import { createApp } from './app.js';
 import { type MintOptions, mintToken } from './auth/mint-token.js';
 import { defaultConfig, type SandboxConfig } from './config.js';
 import type { SandboxEnv } from './http/call.js';
-import { answerClientErrors } from './http/client-errors.js';
+import { answerClientErrors, sandboxRequestListener } from './http/client-errors.js';
 import { DEFAULT_NAMESPACE } from './namespace/registry.js';
 import { buildSandbox, type SandboxDeps } from './sandbox.js';
 import { closeIdleSessions, secureServerFactory } from './tls/secure-server.js';
@@ -101,27 +101,23 @@ function urlOf(host: string, port: number, https: boolean): string {
   return `${https ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
-/** Listens on the port: plain HTTP/1.1, or with `tls` HTTPS, HTTP/2 or HTTP/1.1 as the client's ALPN asks. */
+/**
+ * Listens on the port: plain HTTP/1.1, or with `tls` HTTPS, HTTP/2 or HTTP/1.1 as the client's ALPN
+ * asks. Node's own Host check is off: its 400 has no body, the sandbox's listener answers instead.
+ */
 function listen(app: Hono<SandboxEnv>, deps: SandboxDeps, port: number, tls: TlsMaterial | null): Promise<ServerType> {
   const { host, requestTimeoutMs } = deps.config;
   const timeouts = serverTimeouts(requestTimeoutMs);
+  const listener = sandboxRequestListener(app.fetch, host, deps.logger);
+  const s: ServerType = tls
+    ? secureServerFactory(timeouts)({ allowHTTP1: true, key: tls.key, cert: tls.cert }, listener)
+    : createServer({ ...timeouts, requireHostHeader: false }, listener);
+  answerClientErrors(s as Server, deps.logger); // 408, 431 and unparsable requests get a JSON error body too (and a log line)
+  // The usual first HTTPS problem: a client that does not trust the sandbox CA ends the handshake.
+  if (tls) s.on('tlsClientError', (err: NodeJS.ErrnoException) => deps.logger.info({ code: err.code }, handshakeFailure(err.code, tls)));
   return new Promise((resolve, reject) => {
-    const s = tls
-      ? serve(
-          {
-            fetch: app.fetch,
-            hostname: host,
-            port,
-            createServer: secureServerFactory(timeouts),
-            serverOptions: { allowHTTP1: true, key: tls.key, cert: tls.cert },
-          },
-          () => resolve(s),
-        )
-      : serve({ fetch: app.fetch, hostname: host, port, serverOptions: timeouts }, () => resolve(s));
     s.once('error', reject);
-    answerClientErrors(s as Server, deps.logger); // 408, 431 and unparsable requests get a JSON error body too (and a log line)
-    // The usual first HTTPS problem: a client that does not trust the sandbox CA ends the handshake.
-    if (tls) s.on('tlsClientError', (err: NodeJS.ErrnoException) => deps.logger.info({ code: err.code }, handshakeFailure(err.code, tls)));
+    s.listen(port, host, () => resolve(s));
   });
 }
 

@@ -8,7 +8,7 @@ import type { AdminHandlerMap } from './types.js';
 const startedAt = Date.now();
 
 export const healthHandlers: AdminHandlerMap = {
-  getHealth({ deps, ns }) {
+  getHealth({ deps, ns, scoped }) {
     const cluster = deps.cluster?.health() ?? null;
     const store = cluster
       ? { kind: 'redis', address: cluster.store.address, status: cluster.store.status, problem: cluster.problem }
@@ -27,7 +27,7 @@ export const healthHandlers: AdminHandlerMap = {
         uptime_seconds: (Date.now() - startedAt) / 1000,
         store,
         ...(cluster ? { owned_namespaces: cluster.owned } : {}),
-        namespaces: namespaceCounts(deps),
+        namespaces: namespaceCounts(deps, scoped ? ns : null),
       },
     };
   },

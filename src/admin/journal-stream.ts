@@ -2,7 +2,9 @@
 // Requests page follows). Same filters as GET /_sandbox/requests; new matching entries arrive in
 // batches at most BATCH_MS apart, the newest MAX_PER_BATCH of each. A connection that does not
 // read (a browser tab in the background, a slow link) never slows the API: past QUEUE_BYTES
-// waiting to be sent, entries are dropped for it, and a `dropped` event says how many.
+// waiting to be sent, entries are dropped for it, and a `dropped` event says how many. A stream
+// following one namespace keeps it in use (never evicted while open); should it be dropped anyway
+// (DELETE, or handed to another node), the stream hears `reload`, as for a cleared journal.
 import { JournalFollower } from '../journal/feed.js';
 import { entryFilter, JOURNAL, type Journal, type JournalFilter, type JournalView } from '../journal/journal.js';
 import { journalNamespaces } from './journal.js';
@@ -22,6 +24,17 @@ const encoder = new TextEncoder();
 /** One server-sent event: its name and JSON data on one line (JSON has no raw line breaks). */
 function event(name: string, data: unknown): Uint8Array {
   return encoder.encode(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+/** The `reload` event: the journal was cleared or replaced, or its namespace dropped (`reason` says which). */
+function reloadOf(namespace: string, dropped: boolean) {
+  return dropped
+    ? {
+        namespace,
+        reason: 'dropped',
+        message: `Namespace ${namespace} was dropped (deleted, evicted, or handed to another node) with its journal: read it again; a namespace made again under that name is followed from its first request.`,
+      }
+    : { namespace, reason: 'cleared', message: `The journal of namespace ${namespace} was cleared or replaced: read it again.` };
 }
 
 export const journalStreamHandlers: AdminHandlerMap = {
@@ -54,14 +67,14 @@ export const journalStreamHandlers: AdminHandlerMap = {
         start(controller) {
           controller.enqueue(encoder.encode('retry: 1000\n\n'));
           controller.enqueue(event('ready', { namespace: wanted, view, batch_ms: BATCH_MS, max_per_batch: MAX_PER_BATCH }));
+          // The namespace followed by name is in use while the stream is open; `*` follows whatever exists and pins none.
+          const release = wanted === '*' ? null : ctx.deps.namespaces.watch(wanted);
           follower = new JournalFollower(
             ctx.deps.journalFeed,
             { namespace: wanted === '*' ? () => true : (name) => name === wanted, filter, view, maxPerBatch: MAX_PER_BATCH, batchMs: BATCH_MS },
             existing,
             (batch) => {
-              for (const namespace of batch.reloaded) {
-                controller.enqueue(event('reload', { namespace, message: `The journal of namespace ${namespace} was cleared or replaced: read it again.` }));
-              }
+              for (const namespace of batch.reloaded) controller.enqueue(event('reload', reloadOf(namespace, batch.dropped.includes(namespace))));
               missed += batch.missed;
               for (const entry of batch.entries) {
                 if (room(controller)) controller.enqueue(event('request', entry));
@@ -70,6 +83,7 @@ export const journalStreamHandlers: AdminHandlerMap = {
               tellMissed(controller);
             },
             () => {
+              release?.();
               clearInterval(keepAlive);
               try {
                 controller.close();

@@ -1,7 +1,9 @@
 // GET /_sandbox/metrics: the Prometheus text format, made by prom-client from counters kept in
 // plain numbers (logging/metrics.ts on the request path; the cluster's own), read only when
 // scraped. prom-client is loaded on the first scrape: a sandbox nobody scrapes never loads it.
+// The figures are the whole process's (every namespace's requests): served at the root only.
 import { LATENCY_BUCKETS } from '../logging/metrics.js';
+import { onlyAtRoot } from './scope.js';
 import type { AdminDeps, AdminHandlerMap } from './types.js';
 
 type PromClient = typeof import('prom-client');
@@ -75,7 +77,9 @@ async function registryOf(deps: AdminDeps): Promise<Registry> {
 }
 
 export const metricsHandlers: AdminHandlerMap = {
-  async getMetrics({ deps }) {
+  async getMetrics(ctx) {
+    onlyAtRoot(ctx, "The process's metrics (every namespace's requests)");
+    const { deps } = ctx;
     let registry = registries.get(deps);
     if (!registry) {
       registry = registryOf(deps);

@@ -1,5 +1,6 @@
 // GET /_sandbox/namespaces and DELETE /_sandbox/namespaces/{name}: what parallel runs have made,
-// and a way to drop one before eviction would. Through a namespace, only that one.
+// and a way to drop one before eviction would. Through a namespace, only that one: its counts too
+// (namespaceCounts), so a CI job learns nothing of the others.
 
 import { ApiError } from '../errors/api-error.js';
 import { JOURNAL } from '../journal/journal.js';
@@ -14,7 +15,7 @@ export const namespaceHandlers: AdminHandlerMap = {
   async listNamespaces({ deps, ns: own, scoped }) {
     // A shared sandbox's root lists every node's namespaces (through Redis and each node).
     const items = !scoped && deps.cluster ? await deps.cluster.listNamespaces() : (scoped ? [own] : deps.namespaces.list()).map(namespaceItem);
-    return { body: { items, ...namespaceCounts(deps) } };
+    return { body: { items, ...namespaceCounts(deps, scoped ? own : null) } };
   },
 
   async deleteNamespace(ctx) {
@@ -41,7 +42,21 @@ export function namespaceItem(ns: Namespace): NamespaceItem {
   };
 }
 
-/** How many namespaces exist besides default, the most kept, how long one must be idle to be evicted, and how many were. */
-export function namespaceCounts(deps: AdminDeps) {
-  return { count: deps.namespaces.count, cap: deps.namespaces.cap, idle_seconds: deps.namespaces.idleMs / 1000, evicted: deps.namespaces.evictedCount };
+/**
+ * How many namespaces exist besides default, the most kept, how long one must be idle to be
+ * evicted, and how many were. Through a namespace (`seenFrom`) only what it sees: itself (count 1,
+ * 0 for default) and the settings; how many others were evicted is told at the root only.
+ */
+export function namespaceCounts(deps: AdminDeps, seenFrom: Namespace | null): NamespaceCounts {
+  const settings = { cap: deps.namespaces.cap, idle_seconds: deps.namespaces.idleMs / 1000 };
+  if (seenFrom) return { count: seenFrom.name === DEFAULT_NAMESPACE ? 0 : 1, ...settings };
+  return { count: deps.namespaces.count, ...settings, evicted: deps.namespaces.evictedCount };
+}
+
+export interface NamespaceCounts {
+  count: number;
+  cap: number;
+  idle_seconds: number;
+  /** At the root only. */
+  evicted?: number;
 }

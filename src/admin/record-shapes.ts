@@ -14,7 +14,7 @@ import { toErrorDetails } from '../spec/schema-compiler.js';
 import { canonicalizeAt, type FieldPath, uuidPaths } from '../spec/uuid-fields.js';
 import type { CollectionName } from '../store/records.js';
 import type { CollectionMap } from '../store/store.js';
-import { generateSecret } from '../webhooks/signing.js';
+import { generateSecret, urlProblem } from '../webhooks/signing.js';
 
 type AnyRecord = Record<string, any> & { id: string };
 
@@ -40,6 +40,8 @@ export interface RecordShape {
   references?: Array<[field: string, collection: CollectionName]>;
   /** Derives computed fields (a key pair's thumbprint and algorithm) before validation. */
   derive?: (record: AnyRecord) => Promise<void>;
+  /** What the schema cannot say about a record that matches it (a URL the sandbox could not send to), as 400 details. */
+  problems?: (record: AnyRecord) => ErrorDetail[];
 }
 
 const nulls = (...fields: string[]) => Object.fromEntries(fields.map((f) => [f, null]));
@@ -120,6 +122,11 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
   webhook_subscriptions: owned('WebhookSubscriptionRecord', 'webhook-subscription', {
     shownAsStored: true,
     defaults: () => ({ active: true, secret: generateSecret() }),
+    // The schema's uri format lets `http://` and port 99999 through: every delivery to them would fail.
+    problems: (record) => {
+      const problem = urlProblem(record.url);
+      return problem ? [{ location: 'body', pointer: '/url', type: 'url_parsing', message: `Body field 'url': ${problem}.` }] : [];
+    },
   }),
   digital_wallets: owned('DigitalWalletRecord', 'digital-wallet', configuredService('digital_wallets')),
   flow_rules: owned('FlowRuleRecord', 'rule', { defaults: () => ({ error_code: null }) }),
@@ -179,8 +186,11 @@ export function canonicalizeRecordUuids(spec: SpecIndex, collection: CollectionN
   canonicalizeAt(record, paths);
 }
 
-/** Problems of a stored record against its schema, as `details` items under `pointerPrefix`. */
-export function recordProblems(compiler: SchemaCompiler, collection: CollectionName, record: unknown, pointerPrefix = ''): ErrorDetail[] {
+/**
+ * Problems of a stored record against its schema, then (when it matches) what the schema cannot say
+ * (RecordShape.problems; `schemaOnly` leaves those out), as `details` items under `pointerPrefix`.
+ */
+export function recordProblems(compiler: SchemaCompiler, collection: CollectionName, record: unknown, pointerPrefix = '', schemaOnly = false): ErrorDetail[] {
   let byCollection = validators.get(compiler);
   if (!byCollection) validators.set(compiler, (byCollection = new Map()));
   let validate = byCollection.get(collection);
@@ -188,12 +198,19 @@ export function recordProblems(compiler: SchemaCompiler, collection: CollectionN
     validate = compiler.compile({ $ref: `#/components/schemas/${RECORD_SHAPES[collection].schema}` });
     byCollection.set(collection, validate);
   }
-  if (validate(record)) return [];
-  // unevaluatedProperties (the $ref-based record schemas) means the same as additionalProperties.
-  const errors = (validate.errors ?? []).map((e) =>
-    e.keyword === 'unevaluatedProperties' ? { ...e, keyword: 'additionalProperties', params: { additionalProperty: e.params.unevaluatedProperty } } : e,
-  );
-  return toErrorDetails('body', errors).map((d) => ({
+  const beyondSchema = RECORD_SHAPES[collection].problems;
+  let details: ErrorDetail[];
+  if (validate(record)) {
+    if (schemaOnly || !beyondSchema) return [];
+    details = beyondSchema(record as AnyRecord);
+  } else {
+    // unevaluatedProperties (the $ref-based record schemas) means the same as additionalProperties.
+    const errors = (validate.errors ?? []).map((e) =>
+      e.keyword === 'unevaluatedProperties' ? { ...e, keyword: 'additionalProperties', params: { additionalProperty: e.params.unevaluatedProperty } } : e,
+    );
+    details = toErrorDetails('body', errors);
+  }
+  return details.map((d) => ({
     ...d,
     pointer: `${pointerPrefix}${d.pointer}`,
     message: pointerPrefix ? `${d.message.replace(/\.$/, '')} (at ${pointerPrefix}${d.pointer}).` : d.message,

@@ -102,8 +102,9 @@ function checkedSnapshot(deps: AdminDeps, body: unknown, at: string, seed: numbe
  * schemas): each problem as a sentence about the record, not about a request body.
  */
 export function dataFileRecordCheck(compiler: SchemaCompiler): RecordChecker {
+  // Schema only: a record the sandbox once accepted (a subscription URL it cannot send to) must not stop it from starting.
   return (collection, record) =>
-    recordProblems(compiler, collection, record).map((d) => d.message.replace(/^Body field '/, "field '").replace(/^The body /, 'the record '));
+    recordProblems(compiler, collection, record, '', true).map((d) => d.message.replace(/^Body field '/, "field '").replace(/^The body /, 'the record '));
 }
 
 export function recordCounts(data: StoreData): Record<string, number> {

@@ -6,7 +6,7 @@ import type { Call, Principal } from '../http/call.js';
 import type { Step } from '../http/pipeline.js';
 import type { Operation } from '../spec/operations.js';
 import type { Store } from '../store/store.js';
-import { MERCHANT_ACCOUNT_HEADER, merchantAccountSelector } from './merchant-account.js';
+import { DEFAULT_MERCHANT_ACCOUNT, MERCHANT_ACCOUNT_HEADER, merchantAccountSelector } from './merchant-account.js';
 import { ALL_SCOPES } from './mint-token.js';
 import { allowedScope, grants, roleScopesOf } from './scopes.js';
 import { type TokenCache, unauthorized, type VerifiedToken, verifyToken } from './verify-token.js';
@@ -41,7 +41,7 @@ export function authenticate(deps: AuthDeps): Step {
     before(call) {
       const operation = call.operation as Operation;
       // 400 for a misnamed merchant account header, before anything else: the request must not run on `default` by mistake.
-      call.merchantAccountId = selectMerchantAccount(call);
+      selectMerchantAccount(call);
       if (!operation.requiresAuth) {
         // Public operations (Click to Pay) ignore any Authorization header, even an expired token.
         call.principal = { kind: 'anonymous', keyPair: null, scopes: [], claims: {} };
@@ -76,10 +76,12 @@ export function authorize(): Step {
       const store = call.ns.store;
       const operation = call.operation as Operation;
       const principal = call.principal as Principal;
-      const merchantAccountId = call.merchantAccountId as string;
+      // None when x-service-merchant-account-id was empty: validation refuses that next.
+      const merchantAccountId = call.merchantAccountId ?? DEFAULT_MERCHANT_ACCOUNT;
+      const header = call.merchantAccountHeader ?? MERCHANT_ACCOUNT_HEADER;
       const pair = principal.keyPair;
       if (principal.kind !== 'key-pair' || !pair) {
-        checkMerchantExists(store, merchantAccountId);
+        checkMerchantExists(store, merchantAccountId, header);
         return;
       }
       // Authenticated: the pair was used, whether or not this operation is then allowed. Written only
@@ -89,7 +91,7 @@ export function authorize(): Step {
       const now = call.ns.clock.nowIso();
       if (pair.last_used_at !== now) store.collections.api_key_pairs.update(pair.id, { last_used_at: now }, { incidental: true });
       checkScope(operation.id, operation.scopes, principal.scopes, roleScopesOf(store.collections.roles, pair.role_ids), pair.id);
-      checkMerchantAccess(store, merchantAccountId, pair.merchant_account_ids, pair.id);
+      checkMerchantAccess(store, merchantAccountId, pair.merchant_account_ids, pair.id, header);
     },
   };
 }
@@ -120,16 +122,19 @@ function checkScope(operationId: string, required: string[], tokenScopes: string
   throw ApiError.forbidden(`Missing scope ${which}: operation ${operationId} requires it, and ${reason}.`);
 }
 
-/** A pair limited to some merchant accounts may act only on those; an empty list means all. */
-export function checkMerchantAccess(store: Store, merchantAccountId: string, allowed: string[], pairId: string): void {
-  checkMerchantExists(store, merchantAccountId);
+/**
+ * A pair limited to some merchant accounts may act only on those; an empty list means all. `header`:
+ * the one that chose the account, named in the 403.
+ */
+export function checkMerchantAccess(store: Store, merchantAccountId: string, allowed: string[], pairId: string, header = MERCHANT_ACCOUNT_HEADER): void {
+  checkMerchantExists(store, merchantAccountId, header);
   if (allowed.length && !allowed.includes(merchantAccountId)) {
     throw ApiError.forbidden(`API key pair ${pairId} may not act on merchant account '${merchantAccountId}'; it is limited to: ${allowed.join(', ')}.`);
   }
 }
 
-function checkMerchantExists(store: Store, merchantAccountId: string): void {
+function checkMerchantExists(store: Store, merchantAccountId: string, header: string): void {
   if (!store.collections.merchant_accounts.get(merchantAccountId)) {
-    throw ApiError.forbidden(`Merchant account '${merchantAccountId.slice(0, 100)}' does not exist or is not accessible (header ${MERCHANT_ACCOUNT_HEADER}).`);
+    throw ApiError.forbidden(`Merchant account '${merchantAccountId.slice(0, 100)}' does not exist or is not accessible (header ${header}).`);
   }
 }

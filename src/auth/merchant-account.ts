@@ -1,5 +1,5 @@
-// Which merchant account a request acts on: the x-service-merchant-account-id header, or `default`
-// without one. A mistake in that header's name is never silent: a request carrying another header
+// Which merchant account a request acts on: the x-service-merchant-account-id header (or an alias
+// of it), or `default` without one; an empty one names none (validation refuses it: 400). A mistake in that header's name is never silent: a request carrying another header
 // that ends in -merchant-account-id (a client generated for another header name sends one) would
 // otherwise act on `default` without a word, so it is a 400 naming the header the sandbox reads,
 // unless that name was configured as an alias (--merchant-account-header NAME).
@@ -17,12 +17,15 @@ const LOOKS_LIKE_MERCHANT_HEADER = /(?:^|[-_])merchant[-_]account[-_]id$/i;
 const IS_MERCHANT_HEADER = /^x-service-merchant-account-id$/i;
 
 /**
- * Returns the function that picks a request's merchant account. `aliases`: other header names that
- * select it too (any case). Scanning the header names costs about 35 ns a request (10 headers,
+ * Returns the function that picks a request's merchant account and sets it on the call, with the
+ * alias that chose it (call.merchantAccountHeader: a 403 names the header the caller used). An
+ * empty x-service-merchant-account-id leaves call.merchantAccountId undefined: the request names
+ * no account, and validation refuses it (400) after the checks, which use `default` meanwhile.
+ * `aliases`: other header names that select it too (any case). Scanning the header names costs about 35 ns a request (10 headers,
  * measured with a micro-benchmark): one length check per header and a regular expression for the
  * few names long enough, no allocation; a request that sends none of those names pays only that.
  */
-export function merchantAccountSelector(aliases: readonly string[]): (call: Call) => string {
+export function merchantAccountSelector(aliases: readonly string[]): (call: Call) => void {
   const aliasNames = [...new Set(aliases.map((a) => a.toLowerCase()))].filter((a) => a !== MERCHANT_ACCOUNT_HEADER);
   const isAlias = (name: string) => aliasNames.length > 0 && aliasNames.includes(name.toLowerCase());
   const misnamed = (name: string) => name.length >= 19 && LOOKS_LIKE_MERCHANT_HEADER.test(name) && !IS_MERCHANT_HEADER.test(name) && !isAlias(name);
@@ -40,8 +43,9 @@ export function merchantAccountSelector(aliases: readonly string[]): (call: Call
       chosen = value;
       chosenBy = alias;
     }
+    if (chosenBy !== MERCHANT_ACCOUNT_HEADER) call.merchantAccountHeader = chosenBy;
     // An empty x-service-merchant-account-id is refused by validation (400) once the operation is authorized.
-    return chosen || DEFAULT_MERCHANT_ACCOUNT;
+    call.merchantAccountId = chosen === undefined ? DEFAULT_MERCHANT_ACCOUNT : chosen || undefined;
   };
 }
 

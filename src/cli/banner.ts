@@ -39,9 +39,11 @@ export function formatBanner(info: BannerInfo): string {
     row('seed', `${config.seed} (the same seed gives the same data)`),
     row(
       'state',
-      config.dataFile
-        ? `data file ${config.dataFile} (every change logged before its answer, fsync ${config.fsync})`
-        : 'in memory (lost on exit; use --data-file FILE to keep it)',
+      config.store.startsWith('redis://')
+        ? `shared in Redis at ${config.store} (every change written there before its answer; namespaces move between nodes)`
+        : config.dataFile
+          ? `data file ${config.dataFile} (every change logged before its answer, fsync ${config.fsync})`
+          : 'in memory (lost on exit; use --data-file FILE to keep it)',
     ),
     row('fixtures', config.fixturesDir ? `generated from the seed, with overrides from ${config.fixturesDir}` : 'generated from the seed'),
   ];

@@ -136,7 +136,7 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     env: ['SANDBOX_NAMESPACE_IDLE_SECONDS'],
     kind: { type: 'integer', min: 0, max: 31_536_000 },
     arg: 'S',
-    help: 'a namespace unused this long, with no request in flight, may be evicted to make room (default 900; 0: any not in use)',
+    help: 'a namespace unused this long, with no request in flight and no journal stream open on it, may be evicted to make room (default 900; 0: any not in use)',
   },
   {
     key: 'logLevel',

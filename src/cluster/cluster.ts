@@ -26,7 +26,7 @@ const NODE_ANSWER_MS = 2_000;
 
 type Request =
   | { type: 'handover' | 'released'; ns: string; from: string }
-  | { type: 'list' | 'reset' | 'drop'; id: string; from: string; journal?: boolean; ns?: string };
+  | { type: 'list' | 'reset' | 'drop'; id: string; from: string; journal?: boolean; ns?: string; names?: string[] };
 
 interface Reply {
   id: string;
@@ -42,6 +42,7 @@ export class Cluster implements ClusterControl {
   private nodeId = '';
   private url = '';
   private ready = false;
+  private lostAt = 0;
   private closing = false;
   private timers: NodeJS.Timeout[] = [];
   private subscriber: SandboxRedis['client'] | null = null;
@@ -95,6 +96,7 @@ export class Cluster implements ClusterControl {
     this.subscriber = subscriber;
     await this.heartbeat();
     const every = Math.max(100, Math.round(this.config.leaseMs / 3));
+    this.redis.watchConnection((up, problem) => this.storeConnection(up, problem));
     this.timers.push(setInterval(() => void this.heartbeat().catch(() => undefined), every));
     this.timers.push(setInterval(() => void this.ownership.writeVolatileAll().catch(() => undefined), VOLATILE_EVERY_MS));
     for (const timer of this.timers) timer.unref();
@@ -102,6 +104,22 @@ export class Cluster implements ClusterControl {
     this.logger.info(
       { event: 'cluster', node: nodeId, store: this.redis.address, lease_ms: this.config.leaseMs },
       `node ${nodeId} joined the shared sandbox at ${this.redis.address}`,
+    );
+  }
+
+  /** One line when Redis is lost and one when it is back (health says so meanwhile), whatever ioredis retries in between. */
+  private storeConnection(up: boolean, problem: string): void {
+    if (this.closing) return;
+    const fields = { event: 'cluster', node: this.nodeId, store: this.redis.address };
+    if (up) {
+      const seconds = ((performance.now() - this.lostAt) / 1000).toFixed(1);
+      this.logger.info(fields, `Redis at ${this.redis.address} is back after ${seconds} s: writes are accepted again, leases are taken again as requests come`);
+      return;
+    }
+    this.lostAt = performance.now();
+    this.logger.warn(
+      { ...fields, err: problem },
+      `lost Redis at ${this.redis.address} (${problem}): reads of the namespaces this node owns are served while their leases last, writes are answered 503; reconnecting`,
     );
   }
 
@@ -196,17 +214,54 @@ export class Cluster implements ClusterControl {
     return [...items.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
 
+  /**
+   * Every namespace back to the fixtures: each node resets those it holds, and Redis those nobody
+   * holds. One held by a node that did not reset it (taken meanwhile, or by a node that did not
+   * answer) is asked for again once; still not reset, the answer is a 503 naming it and its holder:
+   * never a namespace said to be reset that was not.
+   */
   async resetAll(clearJournal: boolean): Promise<string[]> {
     const replies = await this.ask({ type: 'reset', journal: clearJournal });
     const names = new Set(replies.flatMap((r) => r.names ?? []));
-    for (const name of await this.redis.client.smembers(KEYS.namespaces)) {
-      if (names.has(name)) continue;
-      const keys = nsKeys(name);
-      const reset = await this.redis.run('stateResetUnheld', [keys.lease, keys.snap, keys.log, keys.volatile], []);
-      if (reset === 1 && clearJournal) await this.redis.client.del(keys.journal, keys.journalMeta);
-      names.add(name);
+    let held = await this.resetUnheld(
+      (await this.redisOr503(() => this.redis.client.smembers(KEYS.namespaces))).filter((name) => !names.has(name)),
+      clearJournal,
+      names,
+    );
+    if (held.length) {
+      const again = await this.ask({ type: 'reset', journal: clearJournal, names: held });
+      for (const name of again.flatMap((r) => r.names ?? [])) names.add(name);
+      held = await this.resetUnheld(
+        held.filter((name) => !names.has(name)),
+        clearJournal,
+        names,
+      );
+    }
+    if (held.length) {
+      const holders = await this.redisOr503(() => this.redis.client.mget(held.map((name) => nsKeys(name).lease)));
+      const which = held.map((name, i) => `'${name}' (held by node ${holders[i]?.split('\n')[0] ?? '(none now)'})`).join(', ');
+      throw ApiError.unavailable(
+        `Not every namespace was reset: ${which} did not reset when asked, so the reset across nodes is incomplete (${names.size} namespace${names.size === 1 ? '' : 's'} were). Retry; a node that stopped answering loses its leases within --lease-ms (${this.config.leaseMs} ms).`,
+        1,
+      );
     }
     return [...names].sort();
+  }
+
+  /** Resets in Redis those of `candidates` nobody holds (adding them to `reset`); returns those a node holds. */
+  private async resetUnheld(candidates: string[], clearJournal: boolean, reset: Set<string>): Promise<string[]> {
+    const held: string[] = [];
+    for (const name of candidates) {
+      const keys = nsKeys(name);
+      const done = await this.redisOr503(() => this.redis.run('stateResetUnheld', [keys.lease, keys.snap, keys.log, keys.volatile], []));
+      if (done !== 1) {
+        held.push(name);
+        continue;
+      }
+      if (clearJournal) await this.redisOr503(() => this.redis.client.del(keys.journal, keys.journalMeta));
+      reset.add(name);
+    }
+    return held;
   }
 
   /** Drops a namespace wherever it lives; false when the shared sandbox has none of that name. */
@@ -249,7 +304,7 @@ export class Cluster implements ClusterControl {
   }
 
   /** Sends a request to every live node (this one too) and gathers their replies; a 503 names any that did not answer in time. */
-  private async ask(request: { type: 'list' | 'reset' | 'drop'; journal?: boolean; ns?: string }): Promise<Reply[]> {
+  private async ask(request: { type: 'list' | 'reset' | 'drop'; journal?: boolean; ns?: string; names?: string[] }): Promise<Reply[]> {
     const expect = new Set(await this.redisOr503(() => this.liveNodes()));
     expect.add(this.nodeId);
     const id = randomUUID();
@@ -323,13 +378,18 @@ export class Cluster implements ClusterControl {
       reply.items = mine.map((ns) => ({ ...namespaceItem(ns), node: this.nodeId, epoch: this.ownership.owned.get(ns.name)?.epoch ?? null }));
     } else if (request.type === 'reset') {
       reply.names = [];
-      for (const ns of mine) {
+      for (const ns of request.names ? mine.filter((n) => request.names?.includes(n.name)) : mine) {
         this.registry.reset(ns.name);
         const reset = this.registry.peek(ns.name) as Namespace;
         if (request.journal) reset.existingPart(JOURNAL)?.clear();
         this.noteControlCall(reset);
-        await reset.store.whenDurable()?.catch(() => undefined);
-        reply.names.push(ns.name);
+        // Said to be reset only once Redis has it (a write refused, or Redis lost, leaves it to the asker to report).
+        const written =
+          (await reset.store.whenDurable()?.then(
+            () => true,
+            () => false,
+          )) ?? true;
+        if (written) reply.names.push(ns.name);
       }
     } else if (request.type === 'drop' && request.ns) {
       reply.dropped = this.registry.delete(request.ns);

@@ -9,6 +9,11 @@
 // Not owned: take the lease if free or lapsed (the epoch grows by one) and load the state from
 // Redis; held by another node: ask it to hand over (pub/sub), which flushes, then releases; wait a
 // bounded time, else 503 with Retry-After. Renewals run in the background, every third of the lease.
+//
+// A namespace never created is leased only by the call that creates it (admitted: an authenticated
+// API call, a control call past the admin token): before that, a request naming it takes no lease
+// and Redis keeps nothing of it. A lease this node holds for a name its registry does not hold (a
+// call that leased it and was then not admitted) is released at the next renewal, never renewed.
 import { ApiError } from '../errors/api-error.js';
 import { JOURNAL } from '../journal/journal.js';
 import type { Namespace } from '../namespace/namespace.js';
@@ -64,6 +69,8 @@ export const JOURNAL_MAX_DEFER_MS = 5_000;
 const MIN_HOLD_MS = 300;
 /** While waiting for an owner to hand over, it is asked again this often. */
 const ASK_AGAIN_MS = 500;
+/** At most one line this often for changes that could not be written in the background. */
+const UNWRITTEN_LOG_EVERY_MS = 10_000;
 
 export class Ownership {
   readonly owned = new Map<string, Owned>();
@@ -72,10 +79,13 @@ export class Ownership {
   private registry!: NamespaceRegistry;
   private readonly acquiring = new Map<string, Promise<void>>();
   private readonly waiting = new Map<string, Set<() => void>>();
+  /** Handovers in progress. */
+  private readonly leavingNow = new Set<Promise<void>>();
   private readonly persistenceOf = new WeakMap<Store, RedisPersistence>();
   /** Bytes of journal this node may still send now (refilled at JOURNAL_BYTES_PER_S, at most a second's worth). */
   private journalBudget = JOURNAL_BYTES_PER_S;
   private journalBudgetAt = performance.now();
+  private unwritten = { loggedAt: Number.NEGATIVE_INFINITY, since: 0 };
   private readonly margin: number;
   /** Most time a request waits for a namespace to become this node's. */
   readonly waitMs: number;
@@ -95,17 +105,20 @@ export class Ownership {
     return owned !== undefined && !owned.leaving && performance.now() < owned.deadline ? owned : undefined;
   }
 
-  /** Makes this node the namespace's owner, loading its state; a 503 when that cannot be done in time. One acquisition per name at a time. */
-  ensure(name: string): Promise<void> {
-    let running = this.acquiring.get(name);
-    if (!running) {
-      running = this.acquire(name).finally(() => this.acquiring.delete(name));
-      this.acquiring.set(name, running);
-    }
-    return running;
+  /**
+   * Makes this node the namespace's owner, loading its state; a 503 when that cannot be done in time.
+   * Without `create`, a namespace never created (and held by no node) is left alone: no lease, and
+   * the call goes on with the state a new one starts from. One acquisition per name at a time.
+   */
+  ensure(name: string, create = false): Promise<void> {
+    const running = this.acquiring.get(name);
+    if (running) return create ? running.then(() => (this.serving(name) ? undefined : this.ensure(name, true))) : running;
+    const started = this.acquire(name, create).finally(() => this.acquiring.delete(name));
+    this.acquiring.set(name, started);
+    return started;
   }
 
-  private async acquire(name: string): Promise<void> {
+  private async acquire(name: string, create: boolean): Promise<void> {
     const until = performance.now() + this.waitMs;
     let askedAt = Number.NEGATIVE_INFINITY;
     let holder = '';
@@ -114,8 +127,14 @@ export class Ownership {
       if (current?.leaving) {
         await this.released(name, Math.max(1, until - performance.now()));
       } else {
-        const taken = await this.acquireOnce(name);
+        const taken = await this.acquireOnce(name, create);
         if (taken === null) return;
+        if (taken === 'absent') {
+          // Never created, and nobody holds it: whatever this node kept of that name is stale.
+          if (current && !current.lost) this.lose(current, this.lapsed());
+          else this.registry.remove(name);
+          return;
+        }
         holder = taken.holder;
         if (performance.now() - askedAt >= ASK_AGAIN_MS) {
           this.options.publish({ type: 'handover', ns: name });
@@ -133,13 +152,21 @@ export class Ownership {
     );
   }
 
-  /** One try: null once this node holds the lease (and the state is loaded), else who holds it and for how long. */
-  private async acquireOnce(name: string): Promise<{ holder: string; pttl: number } | null> {
+  /**
+   * One try: null once this node holds the lease (and the state is loaded), 'absent' when the
+   * namespace was never created and nobody holds it (without `create`), else who holds it and for how long.
+   */
+  private async acquireOnce(name: string, create: boolean): Promise<{ holder: string; pttl: number } | 'absent' | null> {
     const keys = nsKeys(name);
     const sentAt = performance.now();
     const reply = (await this.redisCall(() =>
-      this.options.redis.run('leaseAcquire', [keys.lease, keys.epoch], [this.options.nodeId(), this.options.leaseMs]),
-    )) as [number, number | string, number, number?];
+      this.options.redis.run(
+        'leaseAcquire',
+        [keys.lease, keys.epoch, KEYS.namespaces],
+        [this.options.nodeId(), this.options.leaseMs, name, create ? '1' : '0'],
+      ),
+    )) as [number, number | string, number, number];
+    if (reply[0] === 2) return 'absent';
     if (reply[0] !== 1) return { holder: String(reply[1]), pttl: Number(reply[2]) };
     const epoch = Number(reply[1]);
     const deadline = sentAt + this.options.leaseMs - this.margin;
@@ -166,9 +193,11 @@ export class Ownership {
       volatileSent: '',
       volatileWriting: null,
     };
-    if (current) this.drop(current);
+    if (current && !current.lost)
+      this.lose(current, this.lapsed()); // its lease lapsed unnoticed (a pause, Redis away): said once, whoever notices first
+    else if (current) this.drop(current);
     try {
-      await this.load(owned);
+      await this.load(owned, reply[3] === 1);
     } catch (err) {
       await this.options.redis.run('leaseRelease', [keys.lease], [owned.holder]).catch(() => undefined);
       if (err instanceof ApiError) throw err;
@@ -179,8 +208,12 @@ export class Ownership {
     return null;
   }
 
-  /** Reads the namespace's state in one round trip and installs it here (nothing when it was never created). */
-  private async load(owned: Owned): Promise<void> {
+  /** Reads the namespace's state in one round trip and installs it here (nothing, and no round trip, when it was never created). */
+  private async load(owned: Owned, created: boolean): Promise<void> {
+    if (!created) {
+      this.registry.remove(owned.name); // whatever this node had of it is stale now; admit() makes it
+      return;
+    }
     const keys = nsKeys(owned.name);
     const stored = await this.redisCall(async () => {
       const results = await this.options.redis.client
@@ -250,21 +283,41 @@ export class Ownership {
       this.options.redis,
       owned,
       this.counters,
-      (lease) => this.lose(lease, 'a write was refused: another node holds its lease now'),
-      (err) =>
-        this.options.log(
-          'warn',
-          { namespace: owned.name, err: err.message },
-          `a change of namespace '${owned.name}' nobody waited for could not be written: ${err.message}`,
-        ),
+      (lease, lapsed) => this.lose(lease, lapsed ? this.lapsed() : 'a write was refused: another node holds its lease now'),
+      (err) => this.unwrittenChange(owned.name, err),
       loaded,
     );
     if (owned.lost === false) owned.persistence = persistence;
     return persistence;
   }
 
-  /** Renews every lease in one round trip; a lease found lost stops being served at once. Also called for the node's heartbeat. */
+  /**
+   * A change nobody waited for could not be written (it is retried every 250 ms): one warn line per
+   * UNWRITTEN_LOG_EVERY_MS at most for the node, counting the failures in between, so a Redis outage
+   * (already logged once as such by the cluster) does not log four lines a second per namespace.
+   */
+  private unwrittenChange(name: string, err: Error): void {
+    const now = performance.now();
+    if (now - this.unwritten.loggedAt < UNWRITTEN_LOG_EVERY_MS) {
+      this.unwritten.since++;
+      return;
+    }
+    const more = this.unwritten.since ? ` (and ${this.unwritten.since} more failed writes since the last such line)` : '';
+    this.unwritten = { loggedAt: now, since: 0 };
+    this.options.log(
+      'warn',
+      { namespace: name, err: err.message },
+      `a change of namespace '${name}' nobody waited for could not be written: ${err.message}; retried every 250 ms${more}`,
+    );
+  }
+
+  /**
+   * Renews every lease in one round trip; a lease found lost stops being served at once. Also called
+   * for the node's heartbeat. A lease of a name the registry does not hold (leased by a call that
+   * was then not admitted) is released instead.
+   */
   async renewAll(): Promise<void> {
+    for (const o of this.owned.values()) if (!o.leaving && !o.lost && !this.registry.has(o.name) && !this.acquiring.has(o.name)) this.release(o);
     const leases = [...this.owned.values()].filter((o) => !o.leaving && !o.lost);
     if (leases.length === 0) return;
     const pipeline = this.options.redis.client.pipeline();
@@ -282,16 +335,46 @@ export class Ownership {
       const [err, renewed] = results?.[i] ?? [new Error('no reply'), 0];
       if (err) return;
       if (renewed === 1) o.deadline = sentAt + this.options.leaseMs - this.margin;
-      else this.lose(o, 'its lease lapsed and another node took it (this node was paused or cut off from Redis)');
+      else if (renewed === 0) this.lose(o, 'its lease lapsed and another node holds it now (this node was paused or cut off from Redis)');
+      else this.lose(o, this.lapsed());
     });
   }
 
-  /** Another node asks for the namespace: write what is pending, then release the lease. */
-  async handOver(name: string): Promise<void> {
+  /** Why a lease nobody else took was lost. */
+  private lapsed(): string {
+    return `its lease lapsed and nobody holds it now (Redis was unreachable, or this node paused, for longer than --lease-ms ${this.options.leaseMs}); it is loaded again from Redis on its next request`;
+  }
+
+  /**
+   * A lease taken for a call that then did not create the namespace (refused at the cap, say): given
+   * back at once, so Redis keeps nothing of a name nobody created but its epoch.
+   */
+  releaseUnadmitted(name: string): void {
     const owned = this.owned.get(name);
-    if (!owned || owned.leaving || owned.lost) return;
-    if (performance.now() - owned.acquiredAt < MIN_HOLD_MS) return; // asked again soon
+    if (owned && !owned.leaving && !owned.lost && !this.registry.has(name)) this.release(owned);
+  }
+
+  /** Gives a lease back without a handover (nothing of the namespace lives here to write first). */
+  private release(owned: Owned): void {
+    owned.lost = true;
+    this.owned.delete(owned.name);
+    this.leaseChanges.released++;
+    void this.options.redis.run('leaseRelease', [nsKeys(owned.name).lease], [owned.holder]).catch(() => undefined);
+  }
+
+  /** Another node asks for the namespace: write what is pending, then release the lease. */
+  handOver(name: string): Promise<void> {
+    const owned = this.owned.get(name);
+    if (!owned || owned.leaving || owned.lost) return Promise.resolve();
+    if (performance.now() - owned.acquiredAt < MIN_HOLD_MS) return Promise.resolve(); // asked again soon
     owned.leaving = true;
+    const leaving = this.leave(owned).finally(() => this.leavingNow.delete(leaving));
+    this.leavingNow.add(leaving);
+    return leaving;
+  }
+
+  private async leave(owned: Owned): Promise<void> {
+    const { name } = owned;
     try {
       await owned.persistence?.sync().catch(() => undefined);
       await this.writeVolatile(owned, true).catch(() => undefined);
@@ -310,6 +393,9 @@ export class Ownership {
       owned.acquiredAt = Number.NEGATIVE_INFINITY;
       await this.handOver(owned.name);
     }
+    // Handovers another node asked for just before the stop: the connection must outlive their release,
+    // else their leases stay held by a node that is gone until they lapse.
+    await Promise.all([...this.leavingNow]);
   }
 
   /** A node said it released a namespace: whoever waits for it tries again now. */

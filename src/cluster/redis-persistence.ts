@@ -7,7 +7,7 @@
 import { ApiError } from '../errors/api-error.js';
 import type { Namespace } from '../namespace/namespace.js';
 import { GroupCommit, type Persistence } from '../store/group-commit.js';
-import { isFenced, KEYS, nsKeys, type SandboxRedis } from './redis.js';
+import { fencedByLapse, isFenced, KEYS, nsKeys, type SandboxRedis } from './redis.js';
 import { type DurableParts, durablePartsOf, encodeSnapshot, fingerprintOf } from './state-codec.js';
 
 /** What a persistence needs to know of its namespace's lease (owner.ts keeps it current). */
@@ -47,7 +47,8 @@ export class RedisPersistence extends GroupCommit implements Persistence {
     private readonly redis: SandboxRedis,
     readonly lease: LeaseHandle,
     private readonly counters: StoreCounters,
-    private readonly onFenced: (lease: LeaseHandle) => void,
+    /** `lapsed`: nobody holds the lease now (it lapsed while Redis was away, or this node paused); else another node does. */
+    private readonly onFenced: (lease: LeaseHandle, lapsed: boolean) => void,
     private readonly onFailure: (err: Error) => void,
     loaded: { gen: number; logLength: number; logChars: number; snapChars: number } = { gen: 0, logLength: 0, logChars: 0, snapChars: 0 },
   ) {
@@ -154,7 +155,7 @@ export class RedisPersistence extends GroupCommit implements Persistence {
     } catch (err) {
       this.counters.failures++;
       if (isFenced(err)) {
-        this.onFenced(this.lease);
+        this.onFenced(this.lease, fencedByLapse(err));
         return this.abandon();
       }
       // Redis may or may not have it: only a snapshot (what memory holds) can follow.

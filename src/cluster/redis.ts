@@ -42,29 +42,43 @@ export const KEYS = {
   replies: (node: string) => `${PREFIX}replies:${node}`,
 };
 
-const CHECK_LEASE = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('FENCED: the lease is no longer ' .. ARGV[1]) end`;
+/** The refusal of a stale owner's write: LAPSED when nobody holds the lease now, else another node does. */
+const FENCE = `local cur = redis.call('GET', KEYS[1])
+if cur ~= ARGV[1] then
+  {{before}}return redis.error_reply(cur and 'FENCED: another node holds the lease' or 'FENCED: LAPSED, nobody holds the lease')
+end`;
+const CHECK_LEASE = FENCE.replace('{{before}}', '');
 
 /** The scripts, defined on a connection as commands (ioredis sends EVALSHA, EVAL on a miss). */
 const SCRIPTS = {
-  /** KEYS lease, epoch; ARGV node, ttl ms -> {1, epoch, fresh} when this node holds it now, {0, holder, pttl, epoch} when another does. */
+  /**
+   * KEYS lease, epoch, namespaces; ARGV node, ttl ms, name, create (1/0) -> {1, epoch, fresh, created}
+   * when this node holds it now, {0, holder, pttl, epoch} when another does, {2} when nobody holds
+   * it and it was never created and `create` is 0 (a call that may not create it takes no lease).
+   */
   leaseAcquire: {
-    numberOfKeys: 2,
-    lua: `local cur = redis.call('GET', KEYS[1])
+    numberOfKeys: 3,
+    lua: `local created = redis.call('SISMEMBER', KEYS[3], ARGV[3])
+local cur = redis.call('GET', KEYS[1])
 if cur then
   local sep = string.find(cur, '\\n', 1, true)
   local holder = string.sub(cur, 1, sep - 1)
   local epoch = tonumber(string.sub(cur, sep + 1))
-  if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return {1, epoch, 0} end
+  if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return {1, epoch, 0, created} end
   return {0, holder, redis.call('PTTL', KEYS[1]), epoch}
 end
+if created == 0 and ARGV[4] ~= '1' then return {2} end
 local epoch = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], ARGV[1] .. '\\n' .. epoch, 'PX', ARGV[2])
-return {1, epoch, 1}`,
+return {1, epoch, 1, created}`,
   },
-  /** KEYS lease; ARGV holder, ttl -> 1 renewed, 0 lost. */
+  /** KEYS lease; ARGV holder, ttl -> 1 renewed, 0 another node holds it, -1 it lapsed and nobody holds it. */
   leaseRenew: {
     numberOfKeys: 1,
-    lua: `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end return 0`,
+    lua: `local cur = redis.call('GET', KEYS[1])
+if cur == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if cur then return 0 end
+return -1`,
   },
   /** KEYS lease; ARGV holder -> 1 released, 0 not held. */
   leaseRelease: {
@@ -97,7 +111,7 @@ return 0`,
    */
   volatileCommit: {
     numberOfKeys: 5,
-    lua: `if redis.call('GET', KEYS[1]) ~= ARGV[1] then redis.call('DEL', KEYS[5]) return redis.error_reply('FENCED: the lease is no longer ' .. ARGV[1]) end
+    lua: `${FENCE.replace('{{before}}', "redis.call('DEL', KEYS[5]) ")}
 if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2]) end
 if ARGV[4] == '1' then redis.call('DEL', KEYS[3]) end
 while redis.call('LMOVE', KEYS[5], KEYS[3], 'LEFT', 'RIGHT') do end
@@ -131,6 +145,8 @@ export interface SandboxRedis {
   run(name: ScriptName, keys: string[], args: Array<string | number | Buffer>): Promise<unknown>;
   /** RPUSH of `chunk` onto `staging` (when there is one), then the script, in one MULTI: its error, if any, is thrown. */
   runAfterPush(staging: string, chunk: Buffer | null, name: ScriptName, keys: string[], args: Array<string | number>): Promise<unknown>;
+  /** Told once when the connection is lost (with the last error seen) and once when it is back, not at every reconnection attempt. */
+  watchConnection(onChange: (up: boolean, problem: string) => void): void;
 }
 
 /** `redis://HOST:PORT` as ioredis options. */
@@ -160,7 +176,10 @@ export async function connectRedis(url: string, timeoutMs = 3_000): Promise<Sand
     commandTimeout: 2_000, // a Redis that stopped answering fails the request instead of holding it
     retryStrategy: (times) => Math.min(50 * times, 500),
   });
-  client.on('error', () => undefined); // reported through failed commands and health; ioredis reconnects
+  let lastError = '';
+  client.on('error', (err: Error) => {
+    lastError = err.message; // reported through failed commands, health and watchConnection; ioredis reconnects
+  });
   try {
     await client.connect();
   } catch (err) {
@@ -168,6 +187,7 @@ export async function connectRedis(url: string, timeoutMs = 3_000): Promise<Sand
     throw new Error(`cannot reach Redis at ${address} (--store): ${(err as Error).message}`);
   }
   for (const [name, script] of Object.entries(SCRIPTS)) client.defineCommand(name, { numberOfKeys: script.numberOfKeys, lua: script.lua });
+  let up = true;
   return {
     client,
     address,
@@ -181,10 +201,28 @@ export async function connectRedis(url: string, timeoutMs = 3_000): Promise<Sand
       if (!results || failed) throw failed?.[0] ?? new Error('the transaction was discarded');
       return results.at(-1)?.[1];
     },
+    watchConnection(onChange) {
+      // ioredis emits close at every failed reconnection attempt and ready at each success: only the changes count.
+      client.on('close', () => {
+        if (!up) return;
+        up = false;
+        onChange(false, lastError || 'the connection was closed');
+      });
+      client.on('ready', () => {
+        if (up) return;
+        up = true;
+        onChange(true, '');
+      });
+    },
   };
 }
 
 /** Whether an error is the lease check of a script refusing a stale owner. */
 export function isFenced(err: unknown): boolean {
   return err instanceof Error && err.message.includes('FENCED');
+}
+
+/** Whether a fenced write found the lease lapsed with nobody holding it (rather than held by another node). */
+export function fencedByLapse(err: unknown): boolean {
+  return err instanceof Error && err.message.includes('FENCED: LAPSED');
 }

@@ -1,7 +1,8 @@
 // The console's files, all from the package (it works with no network): htmx from node_modules
-// (as /docs serves swagger-ui-dist), the stylesheet from src/console/assets, and the browser script
-// as tsc built it from src/console/client (dist/src/console/client). Only these names are served;
-// each is read once, on first use.
+// (as /docs serves swagger-ui-dist), and our own files (the stylesheet, the browser script tsc
+// built from src/console/client) from dist/bundle/console, where the build copies them
+// (assets-build.ts): dist/bundle/ is what the package ships, so a tarball or git install serves
+// every file. Only these names are served; each is read once, on first use.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -13,21 +14,21 @@ export interface ConsoleAsset {
 }
 
 const JS = 'text/javascript; charset=utf-8';
+const CSS = 'text/css; charset=utf-8';
 
 /** The browser script's modules (src/console/client/*.ts): console.js and what it imports. */
-const CLIENT_MODULES = ['console', 'api', 'focus', 'requests', 'records', 'scenarios', 'scenario-definition', 'webhooks'];
+export const CLIENT_MODULES = ['console', 'api', 'focus', 'requests', 'records', 'scenarios', 'scenario-definition', 'webhooks'];
+
+/** Our own files, as the build leaves them in the shipped folder (relative to the package). */
+export const SHIPPED_ASSETS_FOLDER = 'dist/bundle/console';
+const shipped = (name: string) => () => join(packageRoot(), SHIPPED_ASSETS_FOLDER, name);
 
 /** Where each served name comes from. */
 const SOURCES: Record<string, { path: () => string; contentType: string }> = {
   'htmx.min.js': { path: () => createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js'), contentType: JS },
-  'console.css': { path: () => join(packageRoot(), 'src/console/assets/console.css'), contentType: 'text/css; charset=utf-8' },
-  ...Object.fromEntries(CLIENT_MODULES.map((name) => [`${name}.js`, { path: () => clientFile(`${name}.js`), contentType: JS }])),
+  'console.css': { path: shipped('console.css'), contentType: CSS },
+  ...Object.fromEntries(CLIENT_MODULES.map((name) => [`${name}.js`, { path: shipped(`${name}.js`), contentType: JS }])),
 };
-
-/** The browser script as built: `npm run build` (or `npm install`) makes it. */
-function clientFile(name: string): string {
-  return join(packageRoot(), 'dist/src/console/client', name);
-}
 
 const cache = new Map<string, ConsoleAsset>();
 
@@ -43,8 +44,6 @@ export function consoleAsset(name: string): ConsoleAsset | null {
     } catch (err) {
       throw new Error(`console asset ${name} is missing (${(err as Error).message}); run npm run build`);
     }
-    // No source maps are served: drop the pointer so browser tools do not ask for one.
-    body = Buffer.from(body.toString('utf8').replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, '\n'));
     asset = { body, contentType: source.contentType };
     cache.set(name, asset);
   }

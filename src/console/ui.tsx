@@ -33,6 +33,29 @@ export function ApiButton(props: { method: string; path: string; body?: unknown;
 }
 
 /**
+ * An ApiButton behind a confirm step, for what cannot be undone (drop a namespace, clear its
+ * journal): the first click (`children`, shown with "…") only reveals "`confirm` now" and "Keep it"
+ * beside it, as a record's Delete does; the script (console.ts) moves the focus between them.
+ */
+export function ConfirmedApiButton(props: { method: string; path: string; body?: unknown; done: string; children: string; confirm: string }) {
+  return (
+    <span class="confirmable">
+      <button type="button" data-confirm-start aria-expanded="false">
+        {props.children}…
+      </button>
+      <span data-confirm hidden>
+        <ApiButton method={props.method} path={props.path} body={props.body} done={props.done} class="danger">
+          {props.confirm} now
+        </ApiButton>
+        <button type="button" data-confirm-cancel>
+          Keep it
+        </button>
+      </span>
+    </span>
+  );
+}
+
+/**
  * A form whose fields make the JSON body of one control API request (each named field, typed by
  * its data-type: number, boolean, json, or text; an empty optional field is left out). Errors of
  * the answer appear in the form's alert line and next to the field they point at. `done` may name

@@ -67,6 +67,8 @@ export class Call {
   /** Set by authentication. */
   principal: Principal | undefined = undefined;
   merchantAccountId: string | undefined = undefined;
+  /** The alias (--merchant-account-header) that chose the merchant account; undefined: x-service-merchant-account-id or none. */
+  merchantAccountHeader: string | undefined = undefined;
   /** Validated input (validate.ts): query and declared headers coerced by their schemas. */
   query: Record<string, unknown> = {};
   headers: Record<string, unknown> = {};
@@ -114,6 +116,11 @@ export class Call {
 
   header(name: string): string | undefined {
     return requestHeader(this.context, name);
+  }
+
+  /** A query parameter as sent (its first value), for a step before validation; handlers read `query`. */
+  queryParam(name: string): string | undefined {
+    return this.context.req.query(name);
   }
 
   allHeaders(): ReturnType<typeof requestHeaders> {

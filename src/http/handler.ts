@@ -1,17 +1,19 @@
 // What an operation's handler receives and returns, for both documents (the API and the control
 // API): a plain function keyed by operationId, given a context made from the call.
 import type { Clock } from '../clock.js';
+import type { DeliverySteering } from '../namespace/announce.js';
 import type { Namespace } from '../namespace/namespace.js';
 import type { Operation } from '../spec/operations.js';
+import type { CollectionName } from '../store/records.js';
 import type { CollectionMap } from '../store/store.js';
-import type { Call, CallSlot, Principal } from './call.js';
+import { type Call, CallSlot, type Principal } from './call.js';
 import type { JsonPieces } from './json-response.js';
 
 export interface HandlerResult {
   /** Defaults to the operation's success status from the document. */
   status?: number;
   body?: unknown;
-  /** The body as JSON text already, or as pieces of kept JSON (a list page), instead of `body`. */
+  /** The body as JSON text already, or as pieces of cached JSON (a list page), instead of `body`. */
   json?: string | JsonPieces;
   headers?: Record<string, string>;
   /** An answer the handler made itself (a stream of events), written as it is. */
@@ -19,6 +21,9 @@ export interface HandlerResult {
 }
 
 export type Handler<C> = (ctx: C) => HandlerResult | Promise<HandlerResult>;
+
+/** Where the scenario that took a step for a request (scenarios/apply-step.ts) leaves how its events' deliveries go. */
+export const DELIVERY_STEERING = new CallSlot<DeliverySteering>('webhook delivery steering');
 export type HandlerTable<C> = Record<string, Handler<C>>;
 
 /**
@@ -61,6 +66,15 @@ export class OperationContext<S> {
    */
   get now(): string {
     return (this.instant ??= this.ns.clock.nowIso());
+  }
+
+  /**
+   * Says what the handler changed (ns.announce: an event for webhooks) in the request's merchant
+   * account, with the delivery steering the request's scenario gave, if any. `targetJson`: the
+   * record's API JSON when the handler made it anyway (see ChangeListener).
+   */
+  announce(name: string, collection: CollectionName, record: object, targetJson?: string): void {
+    this.ns.announce(name, this.merchantAccountId, collection, record, Number.NaN, this.call.get(DELIVERY_STEERING) ?? null, targetJson);
   }
 
   /** Per-request state another step left for the handler (say, the report lifecycle a scenario chose). */

@@ -5,7 +5,7 @@
 // call.addResponseHeader(). The JSON sent is kept on the call, so the journal records it without
 // cloning the response stream.
 //
-// Large answers assembled from pieces of kept JSON (a gift card list page) are copied into buffers
+// Large answers assembled from pieces of cached JSON (a gift card list page) are copied into buffers
 // of a pool owned here: a buffer is used again once Node has written its response.
 import { BufferPool } from './buffer-pool.js';
 import type { Call, JsonBytes, SentBody } from './call.js';
@@ -17,7 +17,7 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 export const NODE_HEADER = 'x-sandbox-node';
 
 /**
- * A JSON answer made of pieces of kept UTF-8 JSON: `opening`, the pieces separated by commas, then
+ * A JSON answer made of pieces of cached UTF-8 JSON: `opening`, the pieces separated by commas, then
  * `closing` (a list page: '{"items":[', the cards, '],"limit":...}').
  */
 export interface JsonPieces {

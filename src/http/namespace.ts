@@ -2,8 +2,13 @@
 // or the x-sandbox-namespace header; neither means `default`. A namespace that does not exist yet
 // is created only once the caller has proved who it is (admitNamespace, after authentication or
 // the admin token); until then the request sees the fresh state a new namespace would start from.
+//
+// The prefix is taken as written, never percent-decoded: a namespace name needs no encoding, and a
+// proxy routing by it (deploy/haproxy.cfg) hashes the path as written, so /ns/te%61m-1/ decoded here
+// would be namespace team-1 served by whichever node the ring gives te%61m-1: two owners of team-1.
 import { getPath } from 'hono/utils/url';
-import { DEFAULT_NAMESPACE, type NamespaceRegistry } from '../namespace/registry.js';
+import { ApiError } from '../errors/api-error.js';
+import { DEFAULT_NAMESPACE, NAMESPACE_NAME, type NamespaceRegistry } from '../namespace/registry.js';
 import type { Step } from './pipeline.js';
 
 export const NAMESPACE_HEADER = 'x-sandbox-namespace';
@@ -17,15 +22,45 @@ export function pathWithoutNamespace(request: Request): string {
   return match ? match[2] || '/' : path;
 }
 
+/** The name of the /ns/{name}/ prefix of a path as Hono gives it (the namespace step has refused a percent-encoded one). */
 export function namespaceOfPath(path: string): string | null {
   if (!path.startsWith('/ns/')) return null;
   const match = PREFIX.exec(path);
-  if (!match) return null;
-  try {
-    return decodeURIComponent(match[1]);
-  } catch {
-    return match[1];
+  return match ? match[1] : null;
+}
+
+/** The name of the /ns/{name}/ prefix as the client wrote it in the URL (Hono's path has it percent-decoded already). */
+function namespaceOfUrl(url: string): string | null {
+  const start = url.indexOf('/', url.indexOf(':') + 3);
+  if (start < 0 || !url.startsWith('/ns/', start)) return null;
+  let end = start + 4;
+  for (; end < url.length; end++) {
+    const char = url.charCodeAt(end);
+    if (char === 47 || char === 63 || char === 35) break; // / ? #
   }
+  return end > start + 4 ? url.slice(start + 4, end) : null;
+}
+
+/** The 400 of a percent-encoded prefix: what to write instead, when it decodes to a valid name. */
+function percentEncoded(name: string): ApiError {
+  let decoded = '';
+  try {
+    decoded = decodeURIComponent(name);
+  } catch {
+    // not even valid encoding: nothing to suggest
+  }
+  const instead = NAMESPACE_NAME.test(decoded) ? ` (write /ns/${decoded}/)` : '';
+  return ApiError.badRequest(
+    `The namespace in the path prefix /ns/${name.slice(0, 80)}/ is percent-encoded: write its name as is${instead}. A namespace is 1-64 letters, digits, '.', '_' or '-', which never need encoding, and a proxy routing by namespace reads the prefix as written.`,
+    [
+      {
+        location: 'path',
+        pointer: '/ns',
+        type: 'string_pattern_mismatch',
+        message: 'A namespace is 1-64 letters, digits, ".", "_" or "-", not percent-encoded.',
+      },
+    ],
+  );
 }
 
 export function selectNamespace(registry: NamespaceRegistry): Step {
@@ -33,7 +68,9 @@ export function selectNamespace(registry: NamespaceRegistry): Step {
     name: 'namespace',
     provides: ['namespace'],
     before(call) {
-      const named = namespaceOfPath(getPath(call.context.req.raw)) ?? call.header(NAMESPACE_HEADER);
+      const fromPath = namespaceOfUrl(call.url);
+      if (fromPath?.includes('%')) throw percentEncoded(fromPath);
+      const named = fromPath ?? call.header(NAMESPACE_HEADER);
       call.namespaceNamed = Boolean(named);
       const name = named || DEFAULT_NAMESPACE;
       call.namespaceName = name;

@@ -145,7 +145,7 @@ export function pipeline(steps: Step[], answer: Answer, onError: OnError): (c: C
   };
 }
 
-/** The same step as Hono middleware, for the sandbox's own routes (docs, control API). */
+/** The same step as Hono middleware, for the sandbox's own routes (docs, console). */
 export function asMiddleware(step: Step): MiddlewareHandler<SandboxEnv> {
   return async function runStep(c, next) {
     const call = callOf(c);
@@ -164,12 +164,16 @@ export function asMiddleware(step: Step): MiddlewareHandler<SandboxEnv> {
   };
 }
 
-/** Every step finds what it requires set by a step before it; a wrong order fails boot, naming the step. */
+/** Every step finds what it requires set by a step before it; a wrong order fails boot, naming the step and the one placed too late. */
 function checkOrder(steps: readonly Step[]): void {
   const provided = new Set<Provision>();
-  for (const step of steps) {
+  for (const [i, step] of steps.entries()) {
     const missing = (step.requires ?? []).filter((need) => !provided.has(need));
-    if (missing.length) throw new Error(`pipeline: step '${step.name}' requires ${missing.join(', ')}, which no step before it provides`);
+    if (missing.length) {
+      const late = steps.slice(i + 1).filter((s) => s.provides?.some((given) => missing.includes(given)));
+      const after = late.length ? ` (${late.map((s) => `'${s.name}'`).join(', ')} comes after it)` : '';
+      throw new Error(`pipeline: step '${step.name}' requires ${missing.join(', ')}, which no step before it provides${after}`);
+    }
     for (const given of step.provides ?? []) provided.add(given);
   }
 }

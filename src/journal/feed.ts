@@ -52,6 +52,8 @@ export interface FollowBatch {
   missed: number;
   /** Namespaces whose journal was cleared or replaced since the last batch: what was shown of them is stale. */
   reloaded: string[];
+  /** Of those, the namespaces dropped (deleted, evicted): their journal is gone; one made again under the name is followed from its first entry. */
+  dropped: string[];
 }
 
 export interface FollowOptions {
@@ -118,8 +120,8 @@ export class JournalFollower implements JournalWatcher {
     this.timer = null;
     if (this.closed) return;
     const matches: Match[] = [];
-    const batch: FollowBatch = { entries: [], missed: 0, reloaded: [] };
-    for (const [journal, namespace] of this.changed) batch.missed += this.readJournal(journal, namespace, matches, batch.reloaded);
+    const batch: FollowBatch = { entries: [], missed: 0, reloaded: [], dropped: [] };
+    for (const [journal, namespace] of this.changed) batch.missed += this.readJournal(journal, namespace, matches, batch);
     this.changed.clear();
     const { maxPerBatch, view } = this.options;
     if (matches.length > maxPerBatch) batch.missed += matches.length - maxPerBatch;
@@ -135,14 +137,20 @@ export class JournalFollower implements JournalWatcher {
    * most maxPerBatch of them: read newest first, it stops there, so an unfiltered follower reads
    * maxPerBatch entries a batch however many came. Returns how many new entries it did not read.
    */
-  private readJournal(journal: Journal, namespace: string, matches: Match[], reloaded: string[]): number {
+  private readJournal(journal: Journal, namespace: string, matches: Match[], batch: FollowBatch): number {
     const known = this.positions.get(journal);
     const generation = journal.generation;
     const last = journal.lastId;
     this.positions.set(journal, { id: last, generation });
+    if (journal.disposed) {
+      // Its namespace was dropped: what was shown of it is stale, whether or not it was seen before.
+      batch.reloaded.push(namespace);
+      batch.dropped.push(namespace);
+      return 0;
+    }
     if (known && known.generation !== generation) {
       // Cleared or replaced: what was shown of it is stale, and what it holds now is not news.
-      reloaded.push(namespace);
+      batch.reloaded.push(namespace);
       return 0;
     }
     const oldestHeld = last - journal.size;

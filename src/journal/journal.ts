@@ -7,7 +7,7 @@
 import type { PartKind } from '../namespace/namespace.js';
 import { type NamespacePart, PartKey } from '../namespace/part.js';
 import { ByteRing } from './byte-ring.js';
-import { bodyOf, queryOf, redactHeaders, redactText, urlWithoutSecrets } from './redact.js';
+import { bodyOf, queryOf, redactHeaders, redactText, requestTextWithoutSecrets, urlWithoutSecrets } from './redact.js';
 
 export interface JournalEntry {
   /** Increasing per namespace, never reused (clearing the journal does not restart it). */
@@ -18,7 +18,7 @@ export interface JournalEntry {
   method: string;
   /** The API path, without the /ns/{name} prefix. */
   path: string;
-  /** The URL as the client asked for it: scheme and host as the sandbox was reached, /ns/{name} prefix and query included. */
+  /** The URL as the client asked for it: scheme and host as the sandbox was reached, /ns/{name} prefix and query included (a query value holding a bearer credential or a JWT redacted). */
   url: string;
   query: Record<string, string | string[]>;
   headers: Record<string, string>;
@@ -43,8 +43,9 @@ export interface JournalEntry {
 export type JournalSummary = Omit<JournalEntry, 'headers' | 'body' | 'response_headers' | 'response_body'>;
 
 /**
- * What recording a request keeps: raw text, parsed and redacted only when the journal is read, so
- * the request path pays for a few references, not for parsing and copying bodies.
+ * What recording a request keeps: raw text, parsed only when the journal is read, so the request
+ * path pays for a few references, not for parsing and copying bodies. Secrets the client sent are
+ * gone from it once added (Journal.add): what is stored, exported or shared holds none.
  */
 export interface RawJournalEntry {
   timestamp: string;
@@ -200,11 +201,12 @@ const FIELD_NAMES = Object.keys(FIELDS) as (keyof typeof FIELDS)[];
 // costs a twentieth of JSON.stringify of the same values, which has to escape every string.
 const SEPARATOR = '\u0000';
 
-function encodeFields(raw: RawJournalEntry): string {
+/** `url`: the entry's URL, secrets removed (raw.url is what the client sent). */
+function encodeFields(raw: RawJournalEntry, url: string): string {
   let text = '';
   for (let i = 0; i < FIELD_NAMES.length; i++) {
     const name = FIELD_NAMES[i];
-    const value = raw[name];
+    const value = name === 'url' ? url : raw[name];
     let part = value === null || value === undefined ? '' : typeof value === 'string' ? value : String(value);
     if (FIELDS[name] === 'client text' && part.includes(SEPARATOR)) part = part.replaceAll(SEPARATOR, '\uFFFD');
     text += i > 0 ? SEPARATOR + part : part;
@@ -277,6 +279,7 @@ export class Journal implements NamespacePart {
   private seq = 0;
   private droppedCount = 0;
   private generationCount = 0;
+  private droppedWithNamespace = false;
   private feed: JournalFeedLike | null = null;
   private namespace = '';
 
@@ -307,9 +310,11 @@ export class Journal implements NamespacePart {
     // The one secret a response can carry (a generated private key) never waits in memory.
     const responseText =
       raw.responseMayHoldPrivateKey && raw.responseText.includes('"private_key"') ? redactText(raw.responseText.toString()) : raw.responseText;
-    // A private key sent by mistake (say, as public_key) is dropped now too, not only when read.
-    const requestText = raw.requestText.includes('PRIVATE KEY-----') ? redactText(raw.requestText) : raw.requestText;
-    const fields = encodeFields(raw);
+    // What the client sent loses its secrets now (bearer credentials and JWTs in the query and body,
+    // private keys), not only when read: the stored entry is what the state export and a shared
+    // sandbox's Redis get. A cheap look each when there are none: a URL without a query is not scanned.
+    const requestText = requestTextWithoutSecrets(raw.requestText, raw.requestContentType, raw.requestLength);
+    const fields = encodeFields(raw, urlWithoutSecrets(raw.url));
     // At most 3 UTF-8 bytes per UTF-16 unit (a surrogate pair: 4 bytes for 2); bytes are as long as they are.
     const responseMax = typeof responseText === 'string' ? 3 * responseText.length : responseText.length;
     const buffer = scratchFor(PART_LENGTHS + 3 * (fields.length + requestText.length) + responseMax);
@@ -416,6 +421,18 @@ export class Journal implements NamespacePart {
     this.replaced();
   }
 
+  /** Its namespace was dropped (deleted, evicted, handed over): a follower hears it as a journal replaced. */
+  dispose(): void {
+    if (this.droppedWithNamespace) return;
+    this.droppedWithNamespace = true;
+    this.replaced();
+  }
+
+  /** Whether its namespace was dropped: it gets no more entries. */
+  get disposed(): boolean {
+    return this.droppedWithNamespace;
+  }
+
   /** A reset keeps the journal: a test can still read what its client sent (POST /_sandbox/reset?journal=true clears it). */
   reset(): void {}
 
@@ -438,7 +455,7 @@ export class Journal implements NamespacePart {
   }
 }
 
-/** A journal as exported: its entries oldest first, as recorded (secrets already dropped). */
+/** A journal as exported: its entries oldest first, as stored (secrets the client sent already gone: see Journal.add). */
 export interface JournalState {
   /** The id of the newest entry (ids are consecutive). */
   last_id: number;

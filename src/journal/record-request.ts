@@ -1,9 +1,9 @@
 // Writes every API request and its response into the journal of the request's namespace, after the
 // response is made (error responses included). Control requests (/_sandbox/*) are not journaled:
-// reading the journal must not change what it counts. Only raw text is kept here; parsing and
-// redaction (every non-null `private_key`, bearer credentials and JWTs in the query and body)
-// happen when the journal is read (see redact.ts), so recording costs the request path almost
-// nothing. Header secrets are dropped here already (see headerLinesWithoutSecrets).
+// reading the journal must not change what it counts. Only raw text is kept here, parsed when the
+// journal is read, so recording costs the request path almost nothing. Secrets never wait in it:
+// header secrets are dropped here (headerLinesWithoutSecrets), those in the URL and body when the
+// journal adds the entry (Journal.add, redact.ts), after a cheap look that finds none in most.
 import { type Call, CallSlot } from '../http/call.js';
 import { type SentBody, sentBody, sentHeaders } from '../http/json-response.js';
 import type { Step } from '../http/pipeline.js';
@@ -93,11 +93,21 @@ function keep(call: Call, pending: PendingJournals, requestText: string, respons
     responseMayHoldPrivateKey: sent === undefined || (call.operation?.answerMayHoldPrivateKey ?? false),
     duration_ms: Math.round((performance.now() - call.receivedAt) * 1000) / 1000,
     operation_id: call.operation?.id ?? null,
-    merchant_account_id: call.merchantAccountId ?? null,
+    merchant_account_id: merchantAccountOf(call),
     scenario: call.scenario,
     request_id: call.requestId,
     scenarioNote: call.scenario === null ? null : noteText(call),
   });
+}
+
+/** Longest merchant account id kept: an unknown one (refused, 403) may be any length; messages show 100 characters too. */
+const MAX_MERCHANT_ACCOUNT_CHARS = 100;
+
+/** The merchant account the request chose; null when it chose none (refused before, or an empty header). */
+function merchantAccountOf(call: Call): string | null {
+  const id = call.merchantAccountId;
+  if (id === undefined) return null;
+  return id.length > MAX_MERCHANT_ACCOUNT_CHARS ? id.slice(0, MAX_MERCHANT_ACCOUNT_CHARS) : id;
 }
 
 function noteText(call: Call): string | null {

@@ -1,9 +1,11 @@
-// Turning what a request carried into a journal entry's fields, secrets removed. Runs when the
-// journal is read, not on the request path: recording a request only keeps its raw text (header
-// lines excepted, cleaned when recorded: see record-request.ts). Secrets are found by name (the
-// headers below, `private_key`, PEM private keys) and, in what the client sent, by value: any
-// bearer credential or JWT, in any header, query parameter or body field (tokens.ts).
-import { REDACTED, redactTokensInText, redactTokensInValue } from './tokens.js';
+// Secrets out of what the journal keeps and shows. What the client sent is cleaned when it is
+// recorded (headers in record-request.ts, URL and body in journal.ts: no stored or exported form of
+// an entry holds a secret), with a cheap look first so that a request holding none costs a scan;
+// turning an entry into its fields when the journal is read cleans again (an answer's private key,
+// and entries recorded before this). Secrets are found by name (the headers below, `private_key`,
+// PEM private keys) and, in what the client sent, by value: any bearer credential or JWT, in any
+// header, query parameter or body field (tokens.ts).
+import { mayHoldToken, REDACTED, redactTokensInText, redactTokensInValue } from './tokens.js';
 
 export { REDACTED } from './tokens.js';
 export const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-sandbox-admin-token']);
@@ -37,7 +39,9 @@ export function queryOf(url: string): Record<string, string | string[]> {
 /** The URL as the client sent it, with every query value holding a bearer credential or a JWT redacted (as queryOf). */
 export function urlWithoutSecrets(url: string): string {
   const start = url.indexOf('?');
-  if (start < 0) return url;
+  // Nothing to look at without a query; nothing to find when the URL shows no token and escapes
+  // none of its characters (a `%2E` for a JWT's dot).
+  if (start < 0 || (!mayHoldToken(url) && !url.includes('%', start))) return url;
   const params = new URLSearchParams(url.slice(start + 1));
   let changed = false;
   const clean = new URLSearchParams();
@@ -58,17 +62,42 @@ export function urlWithoutSecrets(url: string): string {
  */
 export function bodyOf(text: string, contentType: string | null | undefined, length = text.length, sentByClient = false): unknown {
   if (text === '') return null;
-  const clean = (raw: string, cut = false) => (sentByClient ? redactTokensInText(redactText(raw), cut) : redactText(raw));
   // Too long to keep whole: a prefix, never parsed (so a secret field cannot be cut past redaction).
-  if (length > MAX_BODY_CHARS) return `${clean(text.slice(0, MAX_BODY_CHARS), true)}... [truncated: ${length} characters]`;
-  if (!contentType || /json/i.test(contentType)) {
+  if (length > MAX_BODY_CHARS) return `${cleanText(text.slice(0, MAX_BODY_CHARS), sentByClient, true)}... [truncated: ${length} characters]`;
+  if (isJson(contentType)) {
     try {
       return redactFields(JSON.parse(text), sentByClient);
     } catch {
-      return clean(text);
+      return cleanText(text, sentByClient);
     }
   }
-  return clean(text);
+  return cleanText(text, sentByClient);
+}
+
+/**
+ * A request body as the journal keeps it (at most MAX_BODY_CHARS of it; `length`: the whole body's),
+ * secrets gone: the text itself when a cheap look finds none (almost always), else what bodyOf
+ * shows of it as text (JSON cleaned field by field, then written compactly), so reading it later
+ * shows exactly what reading the original did.
+ */
+export function requestTextWithoutSecrets(text: string, contentType: string | null, length = text.length): string {
+  if (!mayHoldToken(text) && !text.includes('PRIVATE KEY-----') && !text.includes('"private_key"')) return text;
+  if (length > MAX_BODY_CHARS) return cleanText(text.slice(0, MAX_BODY_CHARS), true, true);
+  if (isJson(contentType)) {
+    try {
+      return JSON.stringify(redactFields(JSON.parse(text), true));
+    } catch {
+      // Not JSON after all: cleaned as raw text, below.
+    }
+  }
+  return cleanText(text, true);
+}
+
+const isJson = (contentType: string | null | undefined) => !contentType || /json/i.test(contentType);
+
+/** Raw text cleaned: private keys; with `tokens` (sent by the client), bearer credentials and JWTs too, one cut by the end of a prefix (`cut`) included. */
+function cleanText(raw: string, tokens: boolean, cut = false): string {
+  return tokens ? redactTokensInText(redactText(raw), cut) : redactText(raw);
 }
 
 const PEM_PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g;

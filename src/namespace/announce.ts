@@ -14,5 +14,29 @@ export interface ChangeListener {
    * `targetJson`: the record's API JSON when the caller made it already (the answer it sends), so
    * that the event embeds it instead of serializing the record again.
    */
-  announced(name: string, merchantAccountId: string, collection: CollectionName, record: object, atMs: number, targetJson?: string): void;
+  announced(
+    name: string,
+    merchantAccountId: string,
+    collection: CollectionName,
+    record: object,
+    atMs: number,
+    steering: DeliverySteering | null,
+    targetJson?: string,
+  ): void;
+}
+
+/**
+ * How the deliveries of one request's events are sent, from the `webhooks` field of the scenario
+ * that took a step for the request (compiled once with the scenario). A field left out follows the
+ * namespace's behaviour (PUT /_sandbox/webhooks/behaviour).
+ */
+export interface DeliverySteering {
+  /** The scenario that gave it (shown on each delivery it steered). */
+  scenario: string;
+  /** Each delivery is due this much later on the namespace clock. */
+  delay_ms?: number;
+  /** Deliveries of each event to each subscription (one event id): 2 for a duplicate. */
+  copies?: number;
+  /** Its deliveries that fall due together go out newest first, one at a time. */
+  reorder?: boolean;
 }

@@ -4,7 +4,7 @@
 import { Clock, type ClockState } from '../clock.js';
 import type { CollectionName, StoreData } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import type { ChangeListener } from './announce.js';
+import type { ChangeListener, DeliverySteering } from './announce.js';
 import type { NamespacePart, PartKey } from './part.js';
 
 /** A whole namespace as plain JSON (GET /_sandbox/state). */
@@ -60,12 +60,20 @@ export class Namespace {
 
   /**
    * Says that `record` of `collection` had event `name` (e.g. buyer.updated) in a merchant account,
-   * at `atMs` on this namespace's clock (NaN: now). Costs a call and a check when nobody listens.
-   * `targetJson`: the record's API JSON, when the caller has made it anyway (see ChangeListener).
+   * at `atMs` on this namespace's clock (NaN: now), its deliveries steered by the request's scenario
+   * when it has one. Costs a call and a check when nobody listens.
    */
-  announce(name: string, merchantAccountId: string, collection: CollectionName, record: object, atMs = Number.NaN, targetJson?: string): void {
+  announce(
+    name: string,
+    merchantAccountId: string,
+    collection: CollectionName,
+    record: object,
+    atMs = Number.NaN,
+    steering: DeliverySteering | null = null,
+    targetJson?: string,
+  ): void {
     const listener = this.changeListener;
-    if (listener !== null) listener.announced(name, merchantAccountId, collection, record, atMs, targetJson);
+    if (listener !== null) listener.announced(name, merchantAccountId, collection, record, atMs, steering, targetJson);
   }
 
   /** Replaces the records only (a snapshot import); parts that derive state from records rebuild it. */

@@ -7,15 +7,16 @@
 // API call (admit()). Until then a request naming a new namespace sees `unadmitted()`: the fresh
 // state any new namespace starts from, shared and never written, against which its token is
 // checked. So strangers cannot make namespaces, and cannot push out anyone else's: past the cap,
-// only a namespace idle for `idleMs` with no request in flight is evicted; with none, admit() is a
-// 503 naming the cap and the option.
+// only a namespace idle for `idleMs` with no request in flight and no journal stream following it
+// (watch()) is evicted; with none, admit() is a 503 naming the cap and the option.
 import { ApiError } from '../errors/api-error.js';
 import type { StoreData } from '../store/records.js';
 import { Store } from '../store/store.js';
 import { Namespace, type PartKind, PartKinds } from './namespace.js';
 
 export const DEFAULT_NAMESPACE = 'default';
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** What a namespace may be called: nothing in it needs percent-encoding. */
+export const NAMESPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export interface NamespaceOptions {
   /** A fresh deep copy of the seeded fixtures, each call. */
@@ -50,6 +51,8 @@ export class NamespaceRegistry {
   /** The seeded fixtures as a store never written, which new namespaces share until they change a collection. */
   private fresh: { version: number; template: Store; ns: Namespace } | null = null;
   private evicted = 0;
+  /** Namespaces a live journal stream follows by name, with how many streams: in use, never evicted. */
+  private readonly watched = new Map<string, number>();
 
   constructor(private readonly options: NamespaceOptions) {
     this.kinds = new PartKinds(options.parts);
@@ -58,7 +61,7 @@ export class NamespaceRegistry {
 
   /** Throws the 400 of a name that cannot be a namespace. */
   static checkName(name: string): void {
-    if (NAME.test(name)) return;
+    if (NAMESPACE_NAME.test(name)) return;
     throw ApiError.badRequest(`Namespace '${name.slice(0, 80)}' is not valid: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit.`, [
       {
         location: 'header',
@@ -199,6 +202,23 @@ export class NamespaceRegistry {
     for (const ns of this.namespaces.values()) ns.dispose();
   }
 
+  /**
+   * A live journal stream follows namespace `name` (existing now or not): while it is open the
+   * namespace counts as in use, so eviction passes it by, as one with a request in flight. Returns
+   * the release, to call once when the stream ends (a second call does nothing).
+   */
+  watch(name: string): () => void {
+    this.watched.set(name, (this.watched.get(name) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.watched.get(name) ?? 1) - 1;
+      if (left > 0) this.watched.set(name, left);
+      else this.watched.delete(name);
+    };
+  }
+
   get evictedCount(): number {
     return this.evicted;
   }
@@ -216,7 +236,7 @@ export class NamespaceRegistry {
     let oldestBusy: Namespace | null = null;
     for (const ns of this.namespaces.values()) {
       if (ns.name === DEFAULT_NAMESPACE) continue;
-      if (ns.inFlight > 0) continue;
+      if (ns.inFlight > 0 || this.watched.has(ns.name)) continue;
       if (now - ns.lastUsedAt >= this.options.idleMs) {
         if (!oldest || ns.lastUsedAt < oldest.lastUsedAt) oldest = ns;
       } else if (!oldestBusy || ns.lastUsedAt < oldestBusy.lastUsedAt) oldestBusy = ns;
@@ -231,7 +251,7 @@ export class NamespaceRegistry {
     const retryAfter = oldestBusy ? (oldestBusy.lastUsedAt + this.options.idleMs - now) / 1000 : 1;
     this.options.onCapReached?.(refused, Math.max(1, Math.ceil(retryAfter)));
     throw ApiError.unavailable(
-      `Namespace '${refused}' cannot be created: the sandbox keeps at most ${this.options.cap} namespaces besides default (--namespace-cap) and none has been idle for ${Math.round(this.options.idleMs / 1000)} s (--namespace-idle-seconds). Retry later, drop one (DELETE /_sandbox/namespaces/{name}), or start the sandbox with a larger --namespace-cap.`,
+      `Namespace '${refused}' cannot be created: the sandbox keeps at most ${this.options.cap} namespaces besides default (--namespace-cap) and none has been idle for ${Math.round(this.options.idleMs / 1000)} s (--namespace-idle-seconds) with no request in flight and no journal stream open. Retry later, drop one (DELETE /_sandbox/namespaces/{name}), or start the sandbox with a larger --namespace-cap.`,
       retryAfter,
     );
   }

@@ -27,7 +27,7 @@ export const CONNECTION_SOURCES: readonly ConnectionSource[] = [
   { collection: 'digital_wallets', group: 'digital-wallet', category: 'wallet', definitionIdField: 'digital_wallet_definition_id' },
 ];
 
-/** Every collection GET /connections reads: a kept answer is stale once one of them changed. */
+/** Every collection GET /connections reads: a cached answer is stale once one of them changed. */
 export function connectionSources(db: CollectionMap): CollectionMap[ConnectionSource['collection']][] {
   return CONNECTION_SOURCES.map((source) => db[source.collection]);
 }

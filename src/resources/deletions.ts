@@ -6,29 +6,33 @@ import { deleteOwned } from './lookup.js';
 import type { HandlerMap } from './types.js';
 
 export const deletionHandlers: HandlerMap = {
-  deleteCheckoutSession({ ns, db, params, merchantAccountId }) {
+  deleteCheckoutSession(ctx) {
+    const { db, params, merchantAccountId } = ctx;
     const session = deleteOwned(db.checkout_sessions, params.checkout_session_id, merchantAccountId, 'Checkout session');
-    ns.announce('checkout-session.deleted', merchantAccountId, 'checkout_sessions', session);
+    ctx.announce('checkout-session.deleted', 'checkout_sessions', session);
     return { status: 204 };
   },
 
-  deleteAntiFraudService({ ns, db, params, merchantAccountId }) {
+  deleteAntiFraudService(ctx) {
+    const { db, params, merchantAccountId } = ctx;
     const service = deleteOwned(db.anti_fraud_services, params.anti_fraud_service_id, merchantAccountId, 'Anti-fraud service');
     db.anti_fraud_service_credentials.removeWhere((c) => c.anti_fraud_service_id === service.id);
-    ns.announce('anti-fraud-service.deleted', merchantAccountId, 'anti_fraud_services', service);
+    ctx.announce('anti-fraud-service.deleted', 'anti_fraud_services', service);
     return { status: 204 };
   },
 
-  deleteApplePayCertificate({ ns, db, params, merchantAccountId }) {
+  deleteApplePayCertificate(ctx) {
+    const { db, params, merchantAccountId } = ctx;
     const certificate = deleteOwned(db.apple_pay_certificates, params.apple_pay_certificate_id, merchantAccountId, 'Apple Pay certificate');
-    ns.announce('apple-pay-certificate.deleted', merchantAccountId, 'apple_pay_certificates', certificate);
+    ctx.announce('apple-pay-certificate.deleted', 'apple_pay_certificates', certificate);
     return { status: 204 };
   },
 
   /** Its notifications stop at once, pending retries included (the webhooks layer hears the deletion). */
-  deleteWebhookSubscription({ ns, db, params, merchantAccountId }) {
+  deleteWebhookSubscription(ctx) {
+    const { db, params, merchantAccountId } = ctx;
     const subscription = deleteOwned(db.webhook_subscriptions, params.subscription_id, merchantAccountId, 'Webhook subscription');
-    ns.announce('webhook-subscription.deleted', merchantAccountId, 'webhook_subscriptions', subscription);
+    ctx.announce('webhook-subscription.deleted', 'webhook_subscriptions', subscription);
     return { status: 204 };
   },
 };

@@ -1,9 +1,11 @@
 // What a scenario's step does to its request: after its delay, answer with an error (the
 // reference's body, or one given), drop the connection, or let the operation run and then rewrite
 // its answer or lose it ("done, but the answer is lost": the change is kept, the client gets a 5xx
-// or a closed connection). Every answer a scenario shaped says so in x-sandbox-scenario.
+// or a closed connection). Every answer a scenario shaped says so in x-sandbox-scenario. A scenario
+// with `webhooks` also steers the deliveries of the events the request causes.
 import { ApiError, errorBody } from '../errors/api-error.js';
 import { type Call, CallSlot } from '../http/call.js';
+import { DELIVERY_STEERING } from '../http/handler.js';
 import { jsonResponse, sentBody } from '../http/json-response.js';
 import { noteLostAnswer, noteOutsideContract } from '../journal/record-request.js';
 import type { Operation } from '../spec/operations.js';
@@ -26,6 +28,7 @@ export function applyStep(call: Call, scenario: Scenario, taken: TakenStep): Res
   const outsideContract = action.respond !== undefined && !operation.declaredStatuses.includes(action.respond.status);
   call.scenario = scenario.name;
   call.addResponseHeader(SCENARIO_HEADER, outsideContract ? `${scenario.name}; outside-contract` : scenario.name);
+  if (scenario.webhooks) call.set(DELIVERY_STEERING, scenario.webhooks); // the handler announces its events with it
   if (outsideContract) noteOutsideContract(call);
   if (action.headers) for (const [name, value] of Object.entries(action.headers)) call.addResponseHeader(name, value);
   const act = (): Response | undefined => {
@@ -49,7 +52,7 @@ export function afterAnswer(call: Call): void | Promise<void> {
 function respond(call: Call, scenario: Scenario, spec: RespondSpec, outsideContract: boolean): Response {
   const error = scenarioError(spec, {
     source: `scenario ${scenario.name}`,
-    operationId: (call.operation as Operation).id,
+    operation: call.operation as Operation,
     db: call.ns.store.collections,
     merchantAccountId: call.merchantAccountId as string,
     outsideContract,
@@ -84,7 +87,7 @@ async function loseAnswer(call: Call, scenario: Scenario, spec: LoseAnswerSpec):
   if (outsideContract) noteOutsideContract(call);
   const error = scenarioError(
     { status },
-    { source: `scenario ${scenario.name}`, operationId: operation.id, db: call.ns.store.collections, merchantAccountId: call.merchantAccountId as string },
+    { source: `scenario ${scenario.name}`, operation, db: call.ns.store.collections, merchantAccountId: call.merchantAccountId as string },
   );
   answerWith(call, error);
 }

@@ -32,7 +32,7 @@ function builtInSpecFile(): string {
 }
 
 /** Grows when the kept form of a scenario changes: a catalog written by older code is then not used. */
-const CATALOG_FORMAT = 2;
+const CATALOG_FORMAT = 3;
 
 /**
  * What a catalog is compiled from, as one line per file (name and a hash of its content), and the

@@ -2,19 +2,21 @@
 // (scenario-schema.ts), then what the schema cannot say: one action per step, shorthands turned
 // into steps, the operations it names (and those match.method / match.path leave) exist in
 // openapi.json, every status it answers is one the operation declares or 429 / 5xx (which may come
-// on any operation), codes are the reference's, regular expressions compile. Every problem is
-// given with a JSON pointer into what was written.
+// on any operation), codes are the reference's, regular expressions compile, retry_after goes with a
+// 429 or 503, and no condition can never hold (a JSON pointer with a bad escape, a body condition on
+// an operation that takes no body). Every problem is given with a JSON pointer into what was written.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { checkPlan, DEFAULT_LIFECYCLE, type LifecyclePlan } from '../resources/reports/lifecycle.js';
 import { OPERATIONS_TAKING_A_LIFECYCLE } from '../resources/reports/scheduler.js';
 import type { Operation, SpecIndex } from '../spec/operations.js';
 import type { ReportExecutionStatus } from '../store/records.js';
+import { checkMatch, testsBody } from './check-match.js';
 import { durationMs } from './duration.js';
 import { patternMatchesTemplate } from './path-pattern.js';
-import { regExpProblem } from './request-match.js';
 import { SCENARIO_FILE_SCHEMA } from './scenario-schema.js';
 import { shorthandSteps, topLevelAction } from './shorthand.js';
 import { injectableEverywhere, type MatchSpec, type Scenario, type ScenarioSource, type Step, type StepAction } from './types.js';
+import { compileSteering, operationsAnnouncingEvents } from './webhook-steering.js';
 
 export interface Problem {
   /** JSON pointer into the scenario as written ('' for the whole of it). */
@@ -30,7 +32,8 @@ export interface CompileContext {
 }
 
 const ACTIONS = ['respond', 'override', 'merge', 'drop', 'pass', 'lose_answer', 'random'] as const;
-const METHODS = new Set(['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
+/** The statuses whose Retry-After tells a client when to try again (RFC 9110 section 10.2.3; 3xx are not answered). */
+const RETRY_AFTER_STATUSES = [429, 503];
 /** Headers that describe the connection or the body's framing: a scenario may not set them. */
 const RESERVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer', 'te']);
 /** How long each state lasts when a scenario gives a path but no durations. */
@@ -55,7 +58,11 @@ export function compileScenario(doc: unknown, ctx: CompileContext): { scenario: 
   if (errors.length) return { scenario: null, problems: schemaProblems(errors) };
   const written = doc as Record<string, any>;
   const at = (pointer: string, message: string) => problems.push({ pointer, message });
+  const webhooks = written.webhooks ? compileSteering(written.name, written.webhooks) : null;
   const steps = stepsOf(written, at);
+  // Steering deliveries alone: the requests it matches pass, their events' deliveries steered.
+  const steeringOnly = webhooks !== null && !steps.length && !written.steps && !topLevelAction(written);
+  if (steeringOnly) steps.push({ pass: true, times: 1 });
   if (written.steps) {
     steps.forEach((step, i) => {
       checkActions(step, `/steps/${i}`, at);
@@ -66,15 +73,17 @@ export function compileScenario(doc: unknown, ctx: CompileContext): { scenario: 
   }
   const match: MatchSpec | null = written.match ?? null;
   if (match) checkMatch(match, at);
-  if (steps.length && written.operations === undefined && !match?.method && !match?.path) {
+  const unnamed = written.operations === undefined && !match?.method && !match?.path;
+  if (steps.length && unnamed && !steeringOnly) {
     at('/operations', 'name the operations the steps apply to: operationIds, "METHOD /path", or "*" for every operation that can answer what the steps give');
   }
   const pointerOf = (i: number, inRandom: boolean) => (written.steps ? `/steps/${i}` : '') + (inRandom ? (written.steps ? '/random' : '') : '');
   checkCodes(steps, ctx.spec, pointerOf, at);
-  const operations = steps.length ? resolveOperations(written.operations ?? '*', match, steps, ctx.spec, pointerOf, at) : [];
+  const named = written.operations ?? (steeringOnly && unnamed ? operationsAnnouncingEvents(ctx.spec) : '*');
+  const operations = steps.length ? resolveOperations(named, match, steps, ctx.spec, pointerOf, at) : [];
   const reportExecution = written.report_execution ? compilePlan(written.report_execution, at) : null;
   if (!steps.length && !reportExecution)
-    at('', 'the scenario does nothing: give steps, an action (respond, drop, delay_ms, ...) at the top level, or report_execution');
+    at('', 'the scenario does nothing: give steps, an action (respond, drop, delay_ms, ...) at the top level, report_execution or webhooks');
   if (problems.length) return { scenario: null, problems };
   return {
     scenario: {
@@ -86,6 +95,7 @@ export function compileScenario(doc: unknown, ctx: CompileContext): { scenario: 
       steps,
       match,
       reportExecution,
+      webhooks,
       seed: written.seed ?? 0,
       definition: doc,
     },
@@ -166,28 +176,19 @@ function checkAction(action: StepAction, pointer: string, at: (p: string, m: str
   const delay = action.delay_ms;
   if (typeof delay === 'object' && delay.min > delay.max) at(`${pointer}/delay_ms`, `min (${delay.min}) is more than max (${delay.max})`);
   if (action.lose_answer?.status !== undefined && action.lose_answer.drop) at(`${pointer}/lose_answer`, 'give a status or drop, not both');
+  const respond = action.respond;
+  if (respond?.retry_after !== undefined && !RETRY_AFTER_STATUSES.includes(respond.status)) {
+    at(
+      `${pointer}/respond/retry_after`,
+      `retry_after goes with a 429 or 503 answer, not ${respond.status}: leave it out (a header of your own goes in respond.headers)`,
+    );
+  }
   for (const [where, headers] of [
     ['headers', action.headers],
     ['respond/headers', action.respond?.headers],
   ] as const) {
     for (const name of Object.keys(headers ?? {})) {
       if (RESERVED_HEADERS.has(name.toLowerCase())) at(`${pointer}/${where}/${name}`, `${name} frames the answer on the connection; a scenario cannot set it`);
-    }
-  }
-}
-
-function checkMatch(match: MatchSpec, at: (p: string, m: string) => void): void {
-  const methods = typeof match.method === 'string' ? [match.method] : (match.method ?? []);
-  methods.forEach((method, i) => {
-    if (!METHODS.has(method.toUpperCase()))
-      at(typeof match.method === 'string' ? '/match/method' : `/match/method/${i}`, `'${method}' is not an HTTP method (${[...METHODS].join(', ')})`);
-  });
-  for (const part of ['query', 'headers', 'body'] as const) {
-    for (const [key, condition] of Object.entries(match[part] ?? {})) {
-      if (condition !== null && typeof condition === 'object' && 'matches' in condition) {
-        const problem = regExpProblem(condition.matches);
-        if (problem) at(`/match/${part}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}/matches`, problem);
-      }
     }
   }
 }
@@ -210,12 +211,14 @@ function resolveOperations(
   const actions = actionsOf(steps, pointerOf);
   const methods = match?.method === undefined ? null : new Set((typeof match.method === 'string' ? [match.method] : match.method).map((m) => m.toUpperCase()));
   const selected = (op: Operation) => (!methods || methods.has(op.method)) && (match?.path === undefined || patternMatchesTemplate(match.path, op.path));
+  const body = testsBody(match);
   if (given === '*') {
-    const ops = spec.operations.filter((op) => selected(op) && actions.every(([, a]) => fitsOperation(op, a)));
+    // Body conditions narrow "*" to the operations that take a body, as method and path do.
+    const ops = spec.operations.filter((op) => selected(op) && (!body || op.hasBody) && actions.every(([, a]) => fitsOperation(op, a)));
     if (!ops.length)
       at(
-        match?.method || match?.path ? '/match' : '/operations',
-        `"*" matches no operation: none ${match ? 'matches and ' : ''}can answer every status and body the steps give`,
+        match?.method || match?.path || body ? '/match' : '/operations',
+        `"*" matches no operation: none ${match ? `matches${body ? ', takes a request body' : ''} and ` : ''}can answer every status and body the steps give`,
       );
     return ops;
   }
@@ -235,6 +238,10 @@ function resolveOperations(
         methods && !methods.has(op.method) ? '/match/method' : '/match/path',
         `operation ${op.id} (${op.method} ${op.path}) never matches: the scenario would never apply to it`,
       );
+      return;
+    }
+    if (body && !op.hasBody) {
+      at('/match/body', `operation ${op.id} (${op.method} ${op.path}) takes no request body: a condition on the body never tests anything there`);
       return;
     }
     checkAgainstOperation(op, actions, at);

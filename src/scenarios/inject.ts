@@ -34,7 +34,7 @@ export function injectScenario(): Step {
         call.addResponseHeader(SCENARIO_HEADER, outsideContract ? `${call.scenario}; outside-contract` : call.scenario);
         if (outsideContract) noteOutsideContract(call);
         const source = `Prefer: code=${code}`;
-        throw scenarioError({ status: code }, { source, operationId: operation.id, db: call.ns.store.collections, merchantAccountId, outsideContract });
+        throw scenarioError({ status: code }, { source, operation, db: call.ns.store.collections, merchantAccountId, outsideContract });
       }
 
       const state = call.ns.part(SCENARIO_STATE);

@@ -65,7 +65,8 @@ function compileMatch(spec: MatchSpec): RequestMatcher {
       return query.every(([name, test]) => test(params.get(name) ?? undefined));
     });
   }
-  const headers = conditions(spec.headers, false);
+  // Header names are case-insensitive: call.header() looks them up in lower case.
+  const headers = conditions(spec.headers, false).map(([name, test]): [string, Test] => [name.toLowerCase(), test]);
   if (headers.length) tests.push((call) => headers.every(([name, test]) => test(call.header(name))));
   const body = conditions(spec.body, true);
   if (body.length) tests.push((_call, value) => body.every(([pointer, test]) => test(valueAt(value, pointer))));

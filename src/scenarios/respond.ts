@@ -1,6 +1,8 @@
 // Turns an error step (or Prefer: code=NNN) into the reference's error: its code, a message naming
-// the scenario, Retry-After on 429, and on 409 a resource_id taken from a real record of the store.
+// the scenario, Retry-After on 429, Allow on 405 (as the sandbox's own 405 has), and on 409 a
+// resource_id taken from a real record of the store.
 import { ApiError, ERROR_CODES } from '../errors/api-error.js';
+import type { Operation } from '../spec/operations.js';
 import type { CollectionName } from '../store/records.js';
 import type { CollectionMap } from '../store/store.js';
 import type { ResourceIdSource, RespondSpec } from './types.js';
@@ -39,7 +41,7 @@ const OPERATION_COLLECTIONS: Record<string, CollectionName> = {
 export interface AnswerContext {
   /** Who answers: a scenario name or "Prefer: code=NNN". */
   source: string;
-  operationId: string;
+  operation: Operation;
   db: CollectionMap;
   merchantAccountId: string;
   /** The status is not one the operation declares (429 or 5xx as infrastructure answers them): the self-check checks the body only. */
@@ -52,10 +54,12 @@ export function scenarioError(spec: RespondSpec, ctx: AnswerContext): ApiError {
   const headers: Record<string, string> = { ...(spec.headers ?? {}) };
   const retryAfter = spec.retry_after ?? (status === 429 ? 1 : undefined);
   if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+  // RFC 9110 requires Allow on a 405: the methods served on the path, as the operation router's 405 says.
+  if (status === 405 && !Object.keys(headers).some((name) => name.toLowerCase() === 'allow')) headers.allow = ctx.operation.methodsOnPath.join(', ');
   const extra: ApiError['extra'] = { headers };
   if (ctx.outsideContract) extra.outsideContract = true;
   if (status === 409) {
-    const id = resourceId(spec.resource_id ?? { collection: OPERATION_COLLECTIONS[ctx.operationId] ?? 'api_key_pairs', merchant_account: true }, ctx);
+    const id = resourceId(spec.resource_id ?? { collection: OPERATION_COLLECTIONS[ctx.operation.id] ?? 'api_key_pairs', merchant_account: true }, ctx);
     if (id) extra.resource_id = id;
   } else if (typeof spec.resource_id === 'string') {
     extra.resource_id = spec.resource_id;

@@ -112,9 +112,9 @@ const match = {
     headers: {
       type: 'object',
       maxProperties: 20,
-      propertyNames: { pattern: "^[a-z0-9!#$%&'*+.^_`|~-]{1,100}$" },
+      propertyNames: { pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$" },
       additionalProperties: valueCondition,
-      description: 'Request headers by lower-case name.',
+      description: 'Request headers by name, in any case (header names are case-insensitive).',
     },
     body: {
       type: 'object',
@@ -181,6 +181,28 @@ export const SCENARIO_FILE_SCHEMA = {
     after: { type: 'integer', minimum: 0, maximum: 1_000_000, description: 'Shorthand: the action from the call after this many on.' },
     times: { type: 'integer', minimum: 1, description: 'Shorthand: the action on this many calls (after `after`), then normal answers.' },
     probability: { type: 'number', minimum: 0, maximum: 1, description: 'Shorthand: the action on this share of the calls, seeded.' },
+    webhooks: {
+      type: 'object',
+      additionalProperties: false,
+      minProperties: 1,
+      description:
+        'How the deliveries of the events caused by the requests it takes a step for are sent; a field left out follows PUT /_sandbox/webhooks/behaviour. Alone (no steps, no action), it passes those requests; without operations or match.method/path it takes the operations that announce events.',
+      properties: {
+        delay_ms: {
+          type: 'integer',
+          minimum: 0,
+          maximum: 86_400_000,
+          description: 'Each delivery is due this much later on the namespace clock (at most a day).',
+        },
+        duplicate: {
+          type: ['boolean', 'integer'],
+          minimum: 1,
+          maximum: 10,
+          description: 'Deliveries of each event to each subscription, one event id: true for 2, false for 1, or a number up to 10.',
+        },
+        reorder: { type: 'boolean', description: 'Its deliveries that fall due together go out newest first, one at a time (give delay_ms so that they do).' },
+      },
+    },
     report_execution: {
       type: 'object',
       additionalProperties: false,

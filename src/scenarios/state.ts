@@ -222,7 +222,7 @@ export class ScenarioState implements NamespacePart, ScenarioLookup {
       if (hits) delayMs += delayOf(hit.delay_ms, cursor.random);
       action = hits ? hit : PASS;
     }
-    if (action.pass !== true || delayMs > 0 || action.headers !== undefined) cursor.answered++;
+    if (action.pass !== true || delayMs > 0 || action.headers !== undefined || scenario.webhooks) cursor.answered++;
     return { index, action, delayMs };
   }
 

@@ -1,6 +1,7 @@
 // The compiled form of a scenario (see scenario-schema.ts for the format of files and of bodies
 // defining one at run time: one schema for both).
 import type { ErrorDetail } from '../errors/api-error.js';
+import type { DeliverySteering } from '../namespace/announce.js';
 import type { LifecyclePlan } from '../resources/reports/lifecycle.js';
 import type { CollectionName } from '../store/records.js';
 
@@ -66,7 +67,7 @@ export interface MatchSpec {
   merchant_account_id?: string | string[];
   /** Query parameters by name. */
   query?: Record<string, ValueCondition>;
-  /** Request headers by (lower-case) name. */
+  /** Request headers by name, in any case (lower-cased when the matcher is compiled). */
   headers?: Record<string, ValueCondition>;
   /** Values of the JSON body by JSON pointer ("/name", "/spec/model"). */
   body?: Record<string, ValueCondition>;
@@ -88,6 +89,8 @@ export interface Scenario {
   match: MatchSpec | null;
   /** The path and timing of report executions created while it is selected; null: unchanged. */
   reportExecution: LifecyclePlan | null;
+  /** How the deliveries of the events of the requests it takes a step for are sent; null: as the namespace's behaviour says. */
+  webhooks: DeliverySteering | null;
   /** Extra seed mixed into its random choices. */
   seed: number;
   /** The file or body as written. */

@@ -12,6 +12,8 @@ export interface Operation {
   id: string;
   method: string; // upper case
   path: string; // template, e.g. /buyers/{buyer_id}
+  /** Every method its document serves on this path, upper case (the Allow header of a 405). */
+  methodsOnPath: string[];
   segments: string[]; // path split on '/', '{name}' for parameters
   /** Alternative scopes: any one of them grants the operation. Empty with `requiresAuth` false: public. */
   scopes: string[];
@@ -69,6 +71,7 @@ export function indexSpec(doc: OpenAPIV3_1.Document, docId: string, references: 
   };
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    const methodsOnPath = METHODS.filter((m) => (item as Record<string, unknown>)?.[m]).map((m) => m.toUpperCase());
     for (const method of METHODS) {
       const op = (item as Record<string, unknown>)?.[method] as OpenAPIV3_1.OperationObject | undefined;
       if (!op) continue;
@@ -76,7 +79,7 @@ export function indexSpec(doc: OpenAPIV3_1.Document, docId: string, references: 
       const params = [...((item as OpenAPIV3_1.PathItemObject).parameters ?? []), ...(op.parameters ?? [])].map((p) =>
         deref<OpenAPIV3_1.ParameterObject>(doc, p),
       );
-      operations.push(buildOperation(compiler, doc, method, path, op, params, lazy, resolve));
+      operations.push({ ...buildOperation(compiler, doc, method, path, op, params, lazy, resolve), methodsOnPath });
     }
   }
   return { doc, compiler, operations, byId: new Map(operations.map((o) => [o.id, o])), resolve };
@@ -91,7 +94,7 @@ function buildOperation(
   params: OpenAPIV3_1.ParameterObject[],
   lazy: boolean,
   resolve: RefResolver,
-): Operation {
+): Omit<Operation, 'methodsOnPath'> {
   const security = op.security ?? doc.security ?? [];
   const scopes = [...new Set(security.flatMap((req) => Object.values(req).flat()))];
   const statuses = Object.keys(op.responses ?? {})

@@ -275,6 +275,10 @@ export interface WebhookDeliveryRecord extends BaseRecord {
   next_attempt_at: Timestamp | null;
   /** Why the last attempt failed, or why the delivery ended without one (cancelled, queue_full, self-check); null after a success. */
   error: string | null;
+  /** The scenario whose `webhooks` field steered it (absent when none did). */
+  scenario?: string;
+  /** Steered to go out newest first, one at a time, with the others of its scenario that fall due together. */
+  reorder?: true;
 }
 
 /** A digital wallet configured for a merchant account (Apple Pay, Google Pay): the Google Pay session needs one. */

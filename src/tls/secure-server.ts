@@ -18,7 +18,7 @@ type Listener = (req: Http2ServerRequest, res: Http2ServerResponse) => void;
 
 const sessionsOf = new WeakMap<object, Set<Http2Session>>();
 
-/** A createServer for @hono/node-server's serve(): HTTPS, HTTP/2 and HTTP/1.1, with these timeouts. */
+/** A createServer for the sandbox's listener (start.ts): HTTPS, HTTP/2 and HTTP/1.1, with these timeouts. */
 export function secureServerFactory(timeouts: ServerTimeouts): typeof createSecureServer {
   return ((options: SecureServerOptions, listener: Listener) => {
     const server = createSecureServer(options, function answerStream(req, res) {

@@ -4,7 +4,7 @@
 // send. With no subscription for the merchant account, an announcement costs a lookup and builds
 // nothing. The event's target is serialized once, with the API's own serializers, at the moment of
 // the change; the body is then the same bytes on every attempt.
-import type { ChangeListener } from '../namespace/announce.js';
+import type { ChangeListener, DeliverySteering } from '../namespace/announce.js';
 import type { Namespace } from '../namespace/namespace.js';
 import { type NamespacePart, PartKey } from '../namespace/part.js';
 import { apiShapeOf } from '../resources/api-shapes.js';
@@ -90,22 +90,34 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
     return this.byMerchant.has(merchantAccountId) || this.service.forward !== null;
   }
 
-  announced(name: string, merchantAccountId: string, collection: CollectionName, record: object, atMs: number, targetJson?: string): void {
+  announced(
+    name: string,
+    merchantAccountId: string,
+    collection: CollectionName,
+    record: object,
+    atMs: number,
+    steering: DeliverySteering | null,
+    targetJson?: string,
+  ): void {
     if (!this.wants(merchantAccountId)) return;
     const id = flatUuid();
     const createdAt = Number.isNaN(atMs) ? this.ns.clock.nowIso() : iso(atMs);
     const target = targetJson ?? JSON.stringify(apiShapeOf(this.ns.store.collections, collection, record));
-    this.deliver(name, merchantAccountId, id, eventBody(id, name, createdAt, merchantAccountId, target));
+    this.deliver(name, merchantAccountId, id, eventBody(id, name, createdAt, merchantAccountId, target), steering);
     if (collection === 'reports' || collection === 'report_executions') this.queue.rearmSoon(); // their next change may have moved
   }
 
-  /** Builds the event once and records a delivery of it per receiving subscription (two each while duplicating). */
+  /**
+   * Builds the event once and records a delivery of it per receiving subscription (more while
+   * duplicating): as the request's scenario steers them, else as the namespace's behaviour says.
+   */
   emit(
     name: string,
     merchantAccountId: string,
     collection: CollectionName,
     record: object,
     atMs = Number.NaN,
+    steering: DeliverySteering | null = null,
   ): { event: WebhookEvent; deliveries: WebhookDeliveryRecord[] } {
     const event: WebhookEvent = {
       type: 'event',
@@ -115,11 +127,11 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
       merchant_account_id: merchantAccountId,
       target: apiShapeOf(this.ns.store.collections, collection, record),
     };
-    return { event, deliveries: this.deliver(name, merchantAccountId, event.id, JSON.stringify(event)) };
+    return { event, deliveries: this.deliver(name, merchantAccountId, event.id, JSON.stringify(event), steering) };
   }
 
   /** Records a delivery of the event (`body`, its bytes on every attempt) per receiving subscription. */
-  private deliver(name: string, merchantAccountId: string, eventId: string, body: string): WebhookDeliveryRecord[] {
+  private deliver(name: string, merchantAccountId: string, eventId: string, body: string, steering: DeliverySteering | null): WebhookDeliveryRecord[] {
     const problem = this.service.options.validate ? this.service.catalog.problemWith(JSON.parse(body)) : null;
     if (problem) {
       this.service.logger.error(
@@ -128,12 +140,12 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
       );
     }
     const deliveries: WebhookDeliveryRecord[] = [];
-    const copies = this.behaviour.duplicate ? 2 : 1;
+    const copies = steering?.copies ?? (this.behaviour.duplicate ? 2 : 1);
     const receivers = this.byMerchant.get(merchantAccountId) ?? [];
     const forward = this.service.forwardSubscription(merchantAccountId);
     for (const subscription of forward ? [...receivers, forward] : receivers) {
       for (let copy = 0; copy < copies; copy++) {
-        deliveries.push(this.record(subscription, merchantAccountId, eventId, name, body, problem && `self-check: ${problem}`));
+        deliveries.push(this.record(subscription, merchantAccountId, eventId, name, body, problem && `self-check: ${problem}`, steering));
       }
     }
     return deliveries;
@@ -146,13 +158,14 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
     eventName: string,
     body: string,
     failure: string | null,
+    steering: DeliverySteering | null,
   ): WebhookDeliveryRecord {
     const now = this.ns.clock.now();
     const full = failure === null && this.queue.full;
     if (full) this.refused();
     const ended = failure ?? (full ? `queue_full: ${MAX_PENDING} deliveries are already waiting in this namespace; this one was not sent` : null);
     const at = this.ns.clock.nowIso();
-    const due = now + this.behaviour.delay_ms;
+    const due = now + (steering?.delay_ms ?? this.behaviour.delay_ms);
     const delivery = this.ns.store.collections.webhook_deliveries.insert({
       type: 'webhook-delivery',
       id: flatUuid(),
@@ -167,6 +180,8 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
       error: ended,
       created_at: at,
       updated_at: at,
+      // Only on the deliveries a scenario steered: the others keep their shape.
+      ...(steering ? { scenario: steering.scenario, ...(steering.reorder ? { reorder: true as const } : {}) } : {}),
     });
     if (ended) this.queue.prune();
     else this.queue.add(delivery, due);
@@ -285,10 +300,10 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
     this.queue.rebuild();
   }
 
-  dispose(): void {
-    this.queue.dispose();
+  dispose(): Promise<void> {
     this.service.unregister(this);
     this.ns.listenToChanges(null);
+    return this.queue.dispose();
   }
 
   exportState(): WebhookState {

@@ -9,7 +9,7 @@ import type { WebhookAttempt, WebhookDeliveryRecord, WebhookDeliveryStatus, Webh
 import { BACKOFF_MS, IN_FLIGHT, MAX_ATTEMPTS, MAX_FINISHED, MAX_PENDING } from './limits.js';
 import type { WebhookShared } from './shared.js';
 import { signatureHeader, wallClockTimestamp } from './signing.js';
-import type { AttemptResult, SentAttempt } from './transport.js';
+import { type AttemptResult, type SentAttempt, WebhookTransport } from './transport.js';
 
 interface Entry {
   id: string;
@@ -21,6 +21,8 @@ interface Entry {
   manual: boolean;
   /** A finished delivery sent again by hand: no automatic retry after it. */
   revived: boolean;
+  /** A scenario asked for its deliveries newest first, one at a time (the record's `reorder`). */
+  reorder: boolean;
   /** The attempt in flight, if any. */
   attempt?: SentAttempt;
 }
@@ -65,12 +67,16 @@ export class DeliveryQueue {
   /** The time-driven changes' next instant may have moved: the timer is armed again at the next release. */
   private rearmDue = false;
   private disposed = false;
+  /** This namespace's own connections (see WebhookTransport). */
+  private readonly transport: WebhookTransport;
 
   constructor(
     private readonly ns: Namespace,
     private readonly service: WebhookShared,
     private readonly host: QueueHost,
-  ) {}
+  ) {
+    this.transport = new WebhookTransport(service.options.timeoutMs);
+  }
 
   /** Deliveries not finished: waiting, ready or in flight. */
   get pending(): number {
@@ -90,7 +96,7 @@ export class DeliveryQueue {
     const entry = this.entryFor(record, due, manual, revived);
     const now = this.ns.clock.now();
     const last = this.ready.length > 0 ? this.ready[this.ready.length - 1].due : Number.NEGATIVE_INFINITY;
-    if (due <= now && due >= last && this.waiting.size === 0 && !this.host.reorder()) {
+    if (due <= now && due >= last && this.waiting.size === 0 && !this.host.reorder() && !entry.reorder) {
       // Due now, and after everything in the ready line: where the release would put it, unsorted.
       entry.state = 'ready';
       this.ready.push(entry);
@@ -102,7 +108,7 @@ export class DeliveryQueue {
   }
 
   private entryFor(record: WebhookDeliveryRecord, due: number, manual: boolean, revived: boolean): Entry {
-    const entry: Entry = { id: record.id, due, seq: this.seq++, state: 'waiting', manual, revived };
+    const entry: Entry = { id: record.id, due, seq: this.seq++, state: 'waiting', manual, revived, reorder: record.reorder === true };
     this.drop(record.id);
     this.entries.set(record.id, entry);
     return entry;
@@ -137,10 +143,12 @@ export class DeliveryQueue {
     this.armTimer();
   }
 
-  dispose(): void {
+  /** Stops the timers and the attempts in flight; the promise settles once the connections are closed. */
+  dispose(): Promise<void> {
     this.disposed = true;
     this.abortAll();
     this.generation++;
+    return this.transport.close();
   }
 
   private abortAll(): void {
@@ -184,6 +192,7 @@ export class DeliveryQueue {
     if (due.length) {
       due.sort((a, b) => a.due - b.due || a.seq - b.seq);
       if (this.host.reorder()) due.reverse();
+      else reverseReordered(due);
       for (const entry of due) {
         this.waiting.delete(entry);
         entry.state = 'ready';
@@ -195,7 +204,8 @@ export class DeliveryQueue {
 
   private pump(): void {
     const limit = this.host.reorder() ? 1 : IN_FLIGHT;
-    while (this.inFlight < limit && this.ready.length > 0) this.start(this.ready.shift() as Entry);
+    // A reordered delivery starts alone, so that the receiver gets them in the order they left.
+    while (this.ready.length > 0 && this.inFlight < (this.ready[0].reorder ? 1 : limit)) this.start(this.ready.shift() as Entry);
   }
 
   private start(entry: Entry): void {
@@ -221,7 +231,7 @@ export class DeliveryQueue {
     entry.state = 'in-flight';
     this.inFlight++;
     const generation = this.generation;
-    entry.attempt = this.service.transport.send(subscription.url, headers, record.body, (result) => {
+    entry.attempt = this.transport.send(subscription.url, headers, record.body, (result) => {
       if (generation !== this.generation || this.disposed) return;
       this.inFlight--;
       entry.attempt = undefined;
@@ -340,4 +350,15 @@ export class DeliveryQueue {
       `webhook ${record.event_name} -> ${attempt.url}: ${attempt.error ?? attempt.status_code}`,
     );
   }
+}
+
+/** Reverses, in place, the order of the entries a scenario reorders among themselves; the others keep their places. */
+function reverseReordered(due: Entry[]): void {
+  const places: number[] = [];
+  for (let i = 0; i < due.length; i++) if (due[i].reorder) places.push(i);
+  if (places.length < 2) return;
+  const entries = places.map((i) => due[i]).reverse();
+  places.forEach((place, k) => {
+    due[place] = entries[k];
+  });
 }

@@ -1,5 +1,5 @@
 // What every namespace's webhooks share, built once at boot (sandbox.ts): the event catalog from
-// openapi.json, the HTTP transport, the options, the --forward-webhooks-to target, and the logger.
+// openapi.json, the options, the --forward-webhooks-to target, and the logger.
 // Each namespace's WebhookHub (hub.ts) is the part that delivers its events.
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -10,13 +10,11 @@ import { EventCatalog } from './catalog.js';
 import { WEBHOOKS, WebhookHub } from './hub.js';
 import type { ForwardTarget, WebhookOptions, WebhookShared } from './shared.js';
 import { generateSecret, urlProblem } from './signing.js';
-import { WebhookTransport } from './transport.js';
 
 export class WebhookService implements WebhookShared {
   readonly catalog: EventCatalog;
-  readonly transport: WebhookTransport;
   readonly forward: ForwardTarget | null;
-  private readonly hubs = new Set<{ dispose(): void }>();
+  private readonly hubs = new Set<{ dispose(): Promise<void> }>();
   private readonly forwardSubscriptions = new Map<string, WebhookSubscriptionRecord>();
 
   constructor(
@@ -25,7 +23,6 @@ export class WebhookService implements WebhookShared {
     readonly logger: Logger,
   ) {
     this.catalog = new EventCatalog(spec);
-    this.transport = new WebhookTransport(options.timeoutMs);
     if (options.forwardTo !== null) {
       const problem = urlProblem(options.forwardTo);
       if (problem) throw new Error(`--forward-webhooks-to: ${problem}`);
@@ -58,18 +55,17 @@ export class WebhookService implements WebhookShared {
     return subscription;
   }
 
-  register(hub: { dispose(): void }): void {
+  register(hub: { dispose(): Promise<void> }): void {
     this.hubs.add(hub);
   }
 
-  unregister(hub: { dispose(): void }): void {
+  unregister(hub: { dispose(): Promise<void> }): void {
     this.hubs.delete(hub);
   }
 
   /** Stops every namespace's timers and attempts in flight, then closes the connections (the sandbox is closing). */
   async close(): Promise<void> {
-    for (const hub of [...this.hubs]) hub.dispose();
-    await this.transport.close();
+    await Promise.all([...this.hubs].map((hub) => hub.dispose()));
   }
 }
 

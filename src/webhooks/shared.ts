@@ -3,7 +3,6 @@
 import type { Logger } from 'pino';
 import type { WebhookSubscriptionRecord } from '../store/records.js';
 import type { EventCatalog } from './catalog.js';
-import type { WebhookTransport } from './transport.js';
 
 export interface WebhookOptions {
   /** Most time a receiver may take to answer an attempt. */
@@ -24,13 +23,12 @@ export interface ForwardTarget {
 
 export interface WebhookShared {
   readonly catalog: EventCatalog;
-  readonly transport: WebhookTransport;
   readonly forward: ForwardTarget | null;
   readonly options: WebhookOptions;
   readonly logger: Logger;
   /** The --forward-webhooks-to subscription of a merchant account, or undefined without the option. */
   forwardSubscription(merchantAccountId: string): WebhookSubscriptionRecord | undefined;
   /** A live namespace's webhooks, stopped when the sandbox closes. */
-  register(hub: { dispose(): void }): void;
-  unregister(hub: { dispose(): void }): void;
+  register(hub: { dispose(): Promise<void> }): void;
+  unregister(hub: { dispose(): Promise<void> }): void;
 }

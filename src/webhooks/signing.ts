@@ -73,15 +73,28 @@ export function wallClockTimestamp(nowMs = Date.now()): string {
   return lastTimestamp;
 }
 
-/** Why `url` cannot receive notifications (http or https with a host, nothing else), or null. */
+/** Why `url` cannot receive notifications (http or https with a host and a port in range, nothing else), or null. */
 export function urlProblem(url: string): string | null {
+  const shown = `'${url.slice(0, 200)}'`;
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return `'${url.slice(0, 200)}' is not a URL`;
+    return `${shown} is not a URL: ${whyNotParsed(url)}`;
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `'${url.slice(0, 200)}' is not an http or https URL`;
-  if (!parsed.hostname) return `'${url.slice(0, 200)}' names no host`;
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `${shown} is not an http or https URL`;
+  if (!parsed.hostname) return `${shown} names no host`;
   return null;
+}
+
+/** What the URL parser refused, said as a fix (it names no reason itself). */
+function whyNotParsed(url: string): string {
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url);
+  if (!authority) return 'give an absolute URL such as http://127.0.0.1:3000/hooks';
+  const hostAndPort = authority[1].slice(authority[1].lastIndexOf('@') + 1);
+  if (hostAndPort === '' || hostAndPort.startsWith(':')) return 'it names no host after the scheme';
+  const port = /^(\[[^\]]*\]|[^:]*):(.*)$/.exec(hostAndPort)?.[2];
+  if (port !== undefined && port !== '' && !/^\d+$/.test(port)) return `the port '${port.slice(0, 20)}' is not a number`;
+  if (port !== undefined && Number(port) > 65_535) return `the port ${port.slice(0, 20)} is out of range (at most 65535)`;
+  return `the host '${hostAndPort.slice(0, 100)}' is not a valid name or IP address`;
 }

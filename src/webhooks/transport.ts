@@ -75,13 +75,15 @@ class Attempt extends Exchange implements SentAttempt {
   }
 }
 
+/**
+ * One namespace's connections: each namespace has its own client (made on its first attempt), so one
+ * namespace's attempts hanging on a receiver never hold up another's to the same address.
+ */
 export class WebhookTransport {
-  private readonly client: HttpClient;
+  private client: HttpClient | null = null;
   private readonly targets = new Map<string, HttpTarget | string>();
 
-  constructor(timeoutMs: number) {
-    this.client = new HttpClient({ timeoutMs, timeoutError: `no answer within ${timeoutMs} ms (--webhook-timeout-ms)` });
-  }
+  constructor(private readonly timeoutMs: number) {}
 
   /** Sends the attempt with the next batch; `onResult`, if given, is told its result (never before this returns). */
   send(url: string, headers: Record<string, string>, body: string, onResult?: AttemptCallback): SentAttempt {
@@ -92,6 +94,7 @@ export class WebhookTransport {
     for (const name in headers) head += `${name}: ${headers[name]}\r\n`;
     head += `content-length: ${bodyBytes}\r\n\r\n`;
     const attempt = new Attempt(head, body, bodyBytes, performance.now(), onResult);
+    this.client ??= new HttpClient({ timeoutMs: this.timeoutMs, timeoutError: `no answer within ${this.timeoutMs} ms (--webhook-timeout-ms)` });
     this.client.send(target, attempt);
     return attempt;
   }
@@ -110,8 +113,10 @@ export class WebhookTransport {
     return target;
   }
 
+  /** Closes the connections; a later attempt opens new ones. */
   async close(): Promise<void> {
-    this.client.close();
+    this.client?.close();
+    this.client = null;
   }
 }
 

@@ -1,8 +1,9 @@
 // Credentials the client sent somewhere other than Authorization never reach a journal reader: a
 // bearer credential or a JWT is redacted by its value wherever it appears in a recorded request
 // (any header, Cookie pieces, any query parameter, JSON string fields at any depth, form and other
-// raw bodies, the kept prefix of a long body), and header secrets are gone from memory as soon as
-// the request is recorded. Plain values that merely look similar are kept.
+// raw bodies, the kept prefix of a long body), and gone from memory as soon as the request is
+// recorded: the stored entries (what GET /_sandbox/state exports and a shared sandbox sends to
+// Redis) hold none. Plain values that merely look similar are kept.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOURNAL } from '../../src/journal/journal.js';
 import { redactJwts, redactTokensInText } from '../../src/journal/tokens.js';
@@ -149,6 +150,99 @@ describe('bearer credentials and JWTs in the body', () => {
     expect(entry.body).not.toContain(jwt.slice(0, 20));
     const shorter = otherJwt.length - '[redacted]'.length; // the first field's JWT, redacted
     expect(entry.body.length).toBe(cutAt - shorter - kept + '[redacted]'.length + `... [truncated: ${body.length} characters]`.length);
+  });
+});
+
+describe('what the journal stores and exports', () => {
+  it('holds no token in the query, URL, body or headers, GET /_sandbox/state included, and shows what it showed before', async () => {
+    const ns = 'redact-stored';
+    const query = `access_token=${otherJwt}&auth=Bearer%20opaque-query-777&limit=5`;
+    await sb.http.get(`/ns/${ns}/card-scheme-definitions?${query}`).set('authorization', sb.auth).set('x-api-key', otherJwt).expect(200);
+    const body = { display_name: 'Stored Name', external_identifier: jwe, billing_details: { address: { line1: 'Bearer opaque-body-555' } } };
+    const put = await sb.http.put(`/ns/${ns}/buyers/${BUYER}`).set('authorization', sb.auth).send(body);
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const form = `grant=${jwt}&name=plain`;
+    await sb.http.put(`/ns/${ns}/buyers/${BUYER}`).set('authorization', sb.auth).set('content-type', 'application/x-www-form-urlencoded').send(form);
+    // A long body: its kept prefix is cleaned as it is stored, a JWT cut by the prefix's end too.
+    const long = `{"first": "${otherJwt}", "pad": "${'x'.repeat(64 * 1024)}"}`;
+    await sb.http.put(`/ns/${ns}/buyers/${BUYER}`).set('authorization', sb.auth).set('content-type', 'application/json').send(long);
+    const secrets = [jwt, otherJwt, jwe, 'opaque-query-777', 'opaque-body-555'];
+
+    const state = await sb.http.get('/_sandbox/state').set('x-sandbox-namespace', ns).expect(200);
+    const stored = state.body.parts.journal.entries;
+    expect(stored).toHaveLength(4);
+    // What the client sent, as stored: the answers keep what the sandbox answered (the PUT echoes the
+    // buyer it stored, a token in its fields included), as they do when read.
+    const sent = JSON.stringify(stored.map(({ responseText, ...request }: Record<string, unknown>) => request));
+    for (const secret of secrets) expect(sent.includes(secret), secret).toBe(false);
+    expect(stored[0].url).toMatch(/\/ns\/redact-stored\/card-scheme-definitions\?access_token=\[redacted\]&auth=\[redacted\]&limit=5$/);
+    expect(stored[0].headerLines).toContain('x-api-key: [redacted]\n');
+    expect(stored[0].headerLines).toContain('authorization: [redacted]\n');
+    expect(JSON.parse(stored[1].requestText)).toEqual({ ...body, external_identifier: '[redacted]', billing_details: { address: { line1: '[redacted]' } } });
+    expect(stored[2].requestText).toBe('grant=[redacted]&name=plain');
+    expect(stored[3].requestText).toMatch(/^\{"first": "\[redacted\]", "pad": "x+$/);
+    expect(stored[3].requestLength).toBe(long.length);
+    // Every entry as kept in memory: the encoded bytes the state export and Redis are made from.
+    const journal = sb.deps.namespaces.get(ns).part(JOURNAL);
+    const kept = journal
+      .recordsAfter(0)
+      .map((record) => record.toString('utf8'))
+      .join('\n');
+    // The GET's token is in no answer: nowhere in what is kept.
+    for (const secret of [otherJwt, 'opaque-query-777']) expect(kept.includes(secret), secret).toBe(false);
+
+    // Reading shows what it showed when the journal cleaned only as it was read.
+    const list = await sb.http.get('/_sandbox/requests').set('x-sandbox-namespace', ns).expect(200);
+    const [longEntry, formEntry, jsonEntry, getEntry] = list.body.items;
+    expect(getEntry.url).toBe(stored[0].url);
+    expect(getEntry.query).toEqual({ access_token: '[redacted]', auth: '[redacted]', limit: '5' });
+    expect(getEntry.headers['x-api-key']).toBe('[redacted]');
+    expect(jsonEntry.body).toEqual({ ...body, external_identifier: '[redacted]', billing_details: { address: { line1: '[redacted]' } } });
+    expect(formEntry.body).toBe('grant=[redacted]&name=plain');
+    expect(longEntry.body).toMatch(new RegExp(`^\\{"first": "\\[redacted\\]", "pad": "x+\\.\\.\\. \\[truncated: ${long.length} characters\\]$`));
+    const har = await sb.http.get('/_sandbox/requests?format=har').set('x-sandbox-namespace', ns).expect(200);
+    const harEntries = JSON.parse(har.text).log.entries;
+    expect(harEntries.map((e: { request: { url: string } }) => e.request.url)).toEqual([getEntry.url, jsonEntry.url, formEntry.url, longEntry.url]);
+    expect(harEntries[0].request.queryString).toEqual([
+      { name: 'access_token', value: '[redacted]' },
+      { name: 'auth', value: '[redacted]' },
+      { name: 'limit', value: '5' },
+    ]);
+    expect(JSON.parse(harEntries[1].request.postData.text)).toEqual(jsonEntry.body);
+    expect(harEntries[2].request.postData.text).toBe('grant=[redacted]&name=plain');
+    const shown =
+      JSON.stringify(harEntries.map((e: { request: unknown }) => e.request)) +
+      JSON.stringify(list.body.items.map(({ response_body, ...request }: Record<string, unknown>) => request));
+    for (const secret of secrets) expect(shown.includes(secret), secret).toBe(false);
+  });
+
+  it('cleans an imported state whose entries hold tokens (exported before they were cleaned when stored)', async () => {
+    const ns = 'redact-import';
+    await sb.http.get(`/ns/${ns}/card-scheme-definitions`).set('authorization', sb.auth).expect(200);
+    const state = (await sb.http.get('/_sandbox/state').set('x-sandbox-namespace', ns).expect(200)).body;
+    const [entry] = state.parts.journal.entries;
+    entry.url = `${entry.url}?access_token=${otherJwt}`;
+    entry.requestText = JSON.stringify({ token: jwt, plain: 'kept' });
+    entry.requestContentType = 'application/json';
+    await sb.http.put('/_sandbox/state').set('x-sandbox-namespace', ns).send(state).expect(200);
+    const again = (await sb.http.get('/_sandbox/state').set('x-sandbox-namespace', ns).expect(200)).body;
+    const [kept] = again.parts.journal.entries;
+    expect(kept.url).toMatch(/\?access_token=\[redacted\]$/);
+    expect(JSON.parse(kept.requestText)).toEqual({ token: '[redacted]', plain: 'kept' });
+    for (const secret of [jwt, otherJwt]) expect(JSON.stringify(again)).not.toContain(secret);
+  });
+
+  it('refuses an imported journal that is not one, keeping the entries it had', async () => {
+    const ns = 'redact-import-bad';
+    await sb.http.get(`/ns/${ns}/card-scheme-definitions?access_token=${otherJwt}`).set('authorization', sb.auth).expect(200);
+    const state = (await sb.http.get('/_sandbox/state').set('x-sandbox-namespace', ns).expect(200)).body;
+    const bad = structuredClone(state);
+    bad.parts.journal.entries[0].url = 42;
+    const res = await sb.http.put('/_sandbox/state').set('x-sandbox-namespace', ns).send(bad);
+    expect(res.status).toBe(400);
+    const after = (await sb.http.get('/_sandbox/state').set('x-sandbox-namespace', ns).expect(200)).body;
+    expect(after.parts.journal).toEqual(state.parts.journal);
+    expect(JSON.stringify(after)).not.toContain(otherJwt);
   });
 });
 

@@ -1,7 +1,8 @@
 // GET /_sandbox/requests/stream through a real port: entries arrive live as server-sent events,
 // filtered per connection and per namespace; a journal cleared says `reload`; a client that stops
 // reading gets `dropped` and never slows the API; nobody connected means the journal does nothing
-// for followers; close() ends open streams.
+// for followers; close() ends open streams. A namespace followed by a stream is in use (never
+// evicted while it is open), and a stream whose namespace is dropped anyway hears `reload`.
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/logger.js';
@@ -176,7 +177,7 @@ describe('the live journal stream', () => {
     expect((await fetch(`${sandbox.url}/ns/live5/_sandbox/requests`, { method: 'DELETE' })).status).toBe(204);
     expect(await events.next()).toEqual({
       event: 'reload',
-      data: { namespace: 'live5', message: 'The journal of namespace live5 was cleared or replaced: read it again.' },
+      data: { namespace: 'live5', reason: 'cleared', message: 'The journal of namespace live5 was cleared or replaced: read it again.' },
     });
     await call('/ns/live5/card-scheme-definitions');
     expect((await events.next()).data).toMatchObject({ id: 2, namespace: 'live5' });
@@ -224,5 +225,110 @@ describe('closing a sandbox with a stream open', () => {
     await sandbox.close();
     expect(sandbox.deps.journalFeed.watching).toBe(false);
     await expect(events.next(2000)).rejects.toThrow('the stream ended');
+  });
+});
+
+describe('a namespace followed live, at the cap', () => {
+  let sandbox: RunningSandbox;
+  let auth: Record<string, string>;
+  const opened: IncomingMessage[] = [];
+
+  beforeAll(async () => {
+    // One namespace besides default, and any not in use may be evicted at once.
+    sandbox = await startSandbox({
+      port: 0,
+      namespaceCap: 1,
+      namespaceIdleSeconds: 0,
+      validateResponses: true,
+      logger: createLogger({ logLevel: 'silent', logFormat: 'json' }),
+    });
+    auth = { authorization: `Bearer ${await sandbox.token()}` };
+  });
+  afterAll(async () => {
+    for (const res of opened) res.destroy();
+    await sandbox.close();
+  });
+
+  async function follow(path: string): Promise<{ res: IncomingMessage; events: EventReader }> {
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      httpRequest(`${sandbox.url}${path}`, resolve).on('error', reject).end();
+    });
+    opened.push(res);
+    expect(res.statusCode).toBe(200);
+    const events = new EventReader(res);
+    expect((await events.next()).event).toBe('ready');
+    return { res, events };
+  }
+
+  /** Closes the stream and waits until the sandbox has let it go. */
+  async function leave(res: IncomingMessage): Promise<void> {
+    const feed = sandbox.deps.journalFeed;
+    const before = feed.watcherCount;
+    res.destroy();
+    const deadline = Date.now() + 5000;
+    while (feed.watcherCount >= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(feed.watcherCount).toBe(before - 1);
+  }
+
+  const call = (path: string) => fetch(`${sandbox.url}${path}`, { headers: auth });
+  const has = (name: string) => sandbox.deps.namespaces.has(name);
+
+  async function expectRefused(name: string): Promise<void> {
+    const res = await call(`/ns/${name}/card-scheme-definitions`);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+    const body = await res.json();
+    expect(body).toEqual({ type: 'error', code: 'service_unavailable', status: 503, message: expect.any(String), details: [] });
+    expect(body.message).toContain(`Namespace '${name}' cannot be created: the sandbox keeps at most 1 namespaces besides default (--namespace-cap)`);
+    expect(body.message).toContain('with no request in flight and no journal stream open');
+    expect(has(name)).toBe(false);
+  }
+
+  it('keeps a namespace whose stream is open: a new one is refused 503 until the last stream on it closes, then it may go', async () => {
+    const first = await follow('/ns/a/_sandbox/requests/stream?view=summary');
+    await expectRefused('b');
+    expect(has('a')).toBe(true);
+    // Still followed, and what it records still arrives.
+    expect((await call('/ns/a/card-scheme-definitions')).status).toBe(200);
+    expect((await first.events.next()).data).toMatchObject({ namespace: 'a', path: '/card-scheme-definitions', status: 200 });
+    // A second stream on it closing leaves the first one holding it; one at the root naming it holds it too.
+    const second = await follow('/ns/a/_sandbox/requests/stream');
+    await leave(second.res);
+    await expectRefused('b');
+    const root = await follow('/_sandbox/requests/stream?namespace=a');
+    await leave(first.res);
+    await expectRefused('b');
+    await leave(root.res);
+    // No stream left: idle (0 s here) and not in use, so it makes room.
+    expect((await call('/ns/b/card-scheme-definitions')).status).toBe(200);
+    expect(has('a')).toBe(false);
+    expect(has('b')).toBe(true);
+  });
+
+  it('tells a stream its namespace was dropped anyway: deleted, or evicted under a stream of every namespace (which holds none)', async () => {
+    const own = await follow('/ns/b/_sandbox/requests/stream?view=summary');
+    const every = await follow('/_sandbox/requests/stream?namespace=*&view=summary');
+    expect((await fetch(`${sandbox.url}/_sandbox/namespaces/b`, { method: 'DELETE' })).status).toBe(204);
+    const dropped = (name: string) => ({
+      event: 'reload',
+      data: {
+        namespace: name,
+        reason: 'dropped',
+        message: `Namespace ${name} was dropped (deleted, evicted, or handed to another node) with its journal: read it again; a namespace made again under that name is followed from its first request.`,
+      },
+    });
+    expect(await own.events.next()).toEqual(dropped('b'));
+    expect(await every.events.next()).toEqual(dropped('b'));
+    // Made again under that name: followed from its first request.
+    expect((await call('/ns/b/card-scheme-definitions')).status).toBe(200);
+    expect((await own.events.next()).data).toMatchObject({ id: 1, namespace: 'b', path: '/card-scheme-definitions' });
+    expect((await every.events.next()).data).toMatchObject({ id: 1, namespace: 'b' });
+    await leave(own.res);
+    // The stream of every namespace holds none: c pushes b out, and the stream hears it.
+    expect((await call('/ns/c/card-scheme-definitions')).status).toBe(200);
+    expect(has('b')).toBe(false);
+    const seen = await every.events.drain(1000);
+    expect(seen).toContainEqual(dropped('b'));
+    expect(seen.filter((e) => e.event === 'request').map((e) => e.data.namespace)).toEqual(['c']);
   });
 });

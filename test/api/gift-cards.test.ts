@@ -298,7 +298,7 @@ describe('GET /gift-cards', () => {
     expect(await ids('buyer_external_identifier=nobody-has-this')).toEqual([]);
   });
 
-  describe('kept card texts (each card is serialized once, until a collection it shows changes)', () => {
+  describe('cached card texts (each card is serialized once, until a collection it shows changes)', () => {
     const CARD = WELL_KNOWN.giftCards.default.id;
     const SERVICE = WELL_KNOWN.giftCardServices.default.id;
     const cardIn = async (ns = 'default') => {
@@ -374,7 +374,7 @@ describe('GET /gift-cards', () => {
       expect((await cardIn()).gift_card_service).toEqual(shown);
     });
 
-    it('serves the whole list from kept blocks of rows: the same cards as the per-card path, across block edges and after each change', async () => {
+    it('serves the whole list from cached blocks of rows: the same cards as the per-card path, across block edges and after each change', async () => {
       // Unfiltered pages are copied from blocks of 128 rows; filtered ones card by card. Pages of 50
       // put an edge (row 128) inside the third page.
       const unfiltered = async () => (await walk(50)).flatMap((p) => p.items);
@@ -418,7 +418,7 @@ describe('GET /gift-cards', () => {
       expect(after.map((c) => c.id)).toEqual(original.map((c) => c.id).filter((id) => id !== removed.id));
     });
 
-    it('leaves no trace of a kept text in the stored record, its JSON or its copies', async () => {
+    it('leaves no trace of a cached text in the stored record, its JSON or its copies', async () => {
       const stored = store(sb).gift_cards.get(CARD)!;
       const before = JSON.stringify(stored);
       await cardIn();

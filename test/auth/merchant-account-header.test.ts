@@ -111,8 +111,14 @@ describe('merchant account header names', () => {
     await sb.http.get('/no-such-path').set('authorization', sb.auth).expect(404);
     await sb.http.delete('/gift-cards').set('authorization', sb.auth).expect(405);
     await giftCards({}).expect(200);
+    const empty = await giftCards({ [PRIMARY]: '' }).expect(400); // names no account: none is recorded
+    expect(empty.body.message).toBe(`Request is invalid: Header parameter '${PRIMARY}' must have at least 1 character.`);
+    const long = await giftCards({ [PRIMARY]: 'a'.repeat(5000) }).expect(403); // kept as the message shows it: 100 characters
+    expect(long.body.message).toBe(`Merchant account '${'a'.repeat(100)}' does not exist or is not accessible (header ${PRIMARY}).`);
     const entries = (await journal()).map((e: any) => [e.path, e.status, e.merchant_account_id]);
     expect(entries).toEqual([
+      ['/gift-cards', 403, 'a'.repeat(100)],
+      ['/gift-cards', 400, null],
       ['/gift-cards', 200, 'default'],
       ['/gift-cards', 405, null],
       ['/no-such-path', 404, null],
@@ -183,7 +189,13 @@ describe('merchant account header aliases (--merchant-account-header)', () => {
     ]);
     const unknown = await giftCards({ [ALIAS]: 'no-such-account' });
     expect(unknown.status).toBe(403);
-    expect(unknown.body.message).toMatch(/^Merchant account 'no-such-account' does not exist or is not accessible/);
+    expectErrorBody(unknown.body, 403, 'forbidden');
+    // The 403 names the header the caller chose the account with.
+    expect(unknown.body.message).toBe(`Merchant account 'no-such-account' does not exist or is not accessible (header ${ALIAS}).`);
+    const viaPrimary = await giftCards({ [PRIMARY]: 'no-such-account' });
+    expect(viaPrimary.body.message).toBe(`Merchant account 'no-such-account' does not exist or is not accessible (header ${PRIMARY}).`);
+    const both = await giftCards({ [PRIMARY]: 'no-such-account', [ALIAS]: 'no-such-account' });
+    expect(both.body.message).toBe(`Merchant account 'no-such-account' does not exist or is not accessible (header ${ALIAS}).`);
     expectMisnamed(await giftCards({ [ALIAS]: 'merchant-two', 'x-other-merchant-account-id': 'default' }), 'x-other-merchant-account-id');
   });
 });

@@ -1,6 +1,7 @@
 // Logs of the running CLI on stdout: JSON lines, one per request at debug with its request id
 // (also sent back in x-request-id), and never a secret: no bearer token, admin token or key.
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliToken, ensureBuilt, ROOT, type RunningCli, startCli, waitFor } from './support/cli.js';
@@ -183,6 +184,54 @@ describe('default log level', () => {
       .map((l) => JSON.parse(l) as LogLine)
       .find((l) => l.status === 431);
     expect(line).toMatchObject({ level: 'info', code: 'request_header_fields_too_large', message: expect.stringContaining('16 KiB') });
+  });
+
+  it('logs a request without a readable Host header at info with its code and message', async () => {
+    const cli = await startCli(['--port', '0']);
+    const answers: string[] = [];
+    try {
+      const { hostname, port } = new URL(cli.url);
+      for (const hostLine of [[], ['host: a b']]) {
+        answers.push(
+          await new Promise<string>((resolve, reject) => {
+            const socket = connect(Number(port), hostname, () =>
+              socket.end(['GET /connections HTTP/1.1', ...hostLine, 'connection: close', '', ''].join('\r\n')),
+            );
+            let text = '';
+            socket.on('data', (d) => (text += d));
+            socket.on('close', () => resolve(text));
+            socket.on('error', reject);
+          }),
+        );
+      }
+      await waitFor(
+        () =>
+          cli
+            .stdout()
+            .split('\n')
+            .filter((l) => l.includes('"status":400')).length >= 2
+            ? true
+            : undefined,
+        'the two 400 lines',
+      );
+    } finally {
+      await cli.stop('SIGTERM');
+    }
+    for (const answer of answers) {
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(JSON.parse(answer.split('\r\n\r\n')[1])).toMatchObject({ type: 'error', status: 400, code: 'bad_request' });
+    }
+    const lines = cli
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as LogLine)
+      .filter((l) => l.status === 400);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 'info', code: 'bad_request', message: expect.stringMatching(/^An HTTP\/1\.1 request needs a Host header/) }),
+      expect.objectContaining({ level: 'info', code: 'bad_request', message: expect.stringMatching(/^The Host header is not a host name/) }),
+    ]);
+    expect(lines[1].msg).toBe(`400 bad_request: ${lines[1].message}`);
   });
 
   it('logs no request lines at info', async () => {

@@ -1,12 +1,13 @@
 // The package as another project gets it without a registry: `npm pack`, then `npm install` of the
 // tarball into an empty project (from the local npm cache), then its `payments-sandbox` bin started
-// from there answers 200, with no dev tool installed. One test, slow (npm install): it leaves no
+// from there answers 200 (the API, the docs and the console with every file it loads), with no dev tool installed. One test, slow (npm install): it leaves no
 // process and no folder behind.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONSOLE_ASSET_NAMES } from '../../src/console/assets.js';
 import { fingerprintOf } from '../../src/scenarios/catalog-cache.js';
 import { childEnv, ensureBuilt, ROOT } from './support/cli.js';
 
@@ -49,6 +50,7 @@ describe('the packed package installed into another project', () => {
       'scenarios/rate-limited.yaml',
       'package.json',
       'README.md',
+      ...CONSOLE_ASSET_NAMES.filter((name) => name !== 'htmx.min.js').map((name) => `dist/bundle/console/${name}`),
     ]) {
       expect(files, needed).toContain(needed);
     }
@@ -105,6 +107,19 @@ describe('the packed package installed into another project', () => {
     expect((await (await fetch(`${url}/openapi.json`)).json()).servers[0].url).toBe(url);
     const limited = await fetch(`${url}/gift-cards`, { headers: { authorization: `Bearer ${token}`, 'x-sandbox-scenario': 'rate-limited' } });
     expect(limited.status).toBe(429);
+    // The console: its page, and every file it loads, from the installed package alone.
+    const page = await fetch(`${url}/_sandbox/console`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=UTF-8');
+    expect(await page.text()).toContain('src="/_sandbox/console/assets/console.js"');
+    for (const name of CONSOLE_ASSET_NAMES) {
+      const asset = await fetch(`${url}/_sandbox/console/assets/${name}`);
+      expect(asset.status, name).toBe(200);
+      expect(asset.headers.get('content-type'), name).toBe(name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8');
+      const body = await asset.text();
+      expect(body.length, name).toBeGreaterThan(1000);
+      if (name !== 'htmx.min.js') expect(body, name).toBe(readFileSync(join(pkg, 'dist', 'bundle', 'console', name), 'utf8'));
+    }
 
     server.kill('SIGTERM');
     expect(await exited).toBe(0);

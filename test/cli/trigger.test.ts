@@ -18,6 +18,7 @@ describe('payments-sandbox --forward-webhooks-to and trigger', () => {
     const match = /webhooks\s+every event of every namespace is also sent to (\S+), signed with secret ([0-9a-f]{64})/.exec(cli.stderr());
     expect(match?.[1]).toBe(receiver.url);
     secret = match?.[2] as string;
+    receiver.trust(secret);
   }, 60_000);
   afterAll(async () => {
     await cli?.stop();

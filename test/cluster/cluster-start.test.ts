@@ -30,6 +30,13 @@ describe('starting a node of a shared sandbox', () => {
     expect(run.stderr).toContain(`payments-sandbox: cannot start: cannot reach Redis at redis://127.0.0.1:${port} (--store)`);
   });
 
+  it('says what it could not reach in the cluster command too, without "cannot start" (it starts nothing)', async () => {
+    const port = await freePort();
+    const run = cli('cluster', '--store', `redis://127.0.0.1:${port}`);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(new RegExp(`^payments-sandbox: cannot reach Redis at redis://127\\.0\\.0\\.1:${port} \\(--store\\): .+\n$`));
+  });
+
   it('refuses a store that is not memory or redis://, and a data file beside Redis (exit 2)', () => {
     const bad = cli('--store', 'mongodb://x');
     expect([bad.status, bad.stderr.trim()]).toEqual([2, "payments-sandbox: --store must be memory or redis://HOST:PORT, not 'mongodb://x'"]);
@@ -50,6 +57,11 @@ describe('a graceful stop and payments-sandbox cluster', () => {
         body: JSON.stringify({ display_name: 'from a' }),
       });
       expect([put.status, put.headers.get('x-sandbox-node')]).toEqual([200, 'node1']);
+      // The banner says where state lives: in Redis, not in memory.
+      expect(a.output()).toContain(
+        `  state     shared in Redis at ${redis.url} (every change written there before its answer; namespaces move between nodes)\n`,
+      );
+      expect(a.output()).not.toContain('lost on exit');
       const view = JSON.parse(cli('cluster', '--store', redis.url, '--json').stdout);
       expect(view.store).toBe(redis.url);
       expect(view.nodes.map((n: { id: string; alive: boolean }) => [n.id, n.alive])).toEqual([

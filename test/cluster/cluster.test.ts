@@ -2,8 +2,8 @@
 // HAProxy running deploy/haproxy.cfg. Through the proxy a namespace always reaches one node; a
 // scenario failing the 5th call answers once under 50 concurrent requests, and the journal counts
 // every request; a node paused past its lease never serves or acknowledges what another node took
-// over; after kill -9 of a node under a stream of writes every acknowledged write is served by the
-// new owners; a fourth node takes only namespaces the ring gives it, with their state.
+// over; after kill -9 of a node under a stream of writes (each a record of its own) every write
+// acknowledged before and after the kill is served by the new owners; a fourth node takes only namespaces the ring gives it, with their state.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenFor, WELL_KNOWN } from '../support/sandbox.js';
 import { type HaProxy, LEASE_MS, type RedisServer, redisCli, type SandboxNode, sleep, startNode, startProxy, startRedis, waitFor } from './support.js';
@@ -50,6 +50,28 @@ async function buyerName(base: string, ns: string): Promise<{ status: number; na
   return { status: res.status, name: body?.display_name ?? null, node: res.headers.get('x-sandbox-node') };
 }
 
+/** A report of its own per call: a write nothing later overwrites. */
+function createReport(base: string, ns: string, name: string): Promise<Response> {
+  return fetch(`${nsUrl(base, ns)}/reports`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ name, schedule: 'once', schedule_enabled: false, spec: { model: 'transactions', params: {} } }),
+  });
+}
+
+/** The ids of every report the namespace's owner serves (the records API, a page of 1000 at a time), through the proxy. */
+async function reportIds(ns: string): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (let offset = 0; ; offset += 1000) {
+    const res = await read(`${nsUrl(proxy.url, ns)}/_sandbox/records/reports?limit=1000&offset=${offset}`);
+    expect(res.status).toBe(200);
+    expect(nodes.map((n) => n.id)).toContain(res.headers.get('x-sandbox-node'));
+    const page = await res.json();
+    for (const report of page.items) ids.add(report.id);
+    if (offset + 1000 >= page.total) return ids;
+  }
+}
+
 /** The node that answers a namespace through the proxy (a read of the API). */
 async function ownerThroughProxy(ns: string): Promise<string> {
   const res = await read(`${nsUrl(proxy.url, ns)}/connections`, { headers: auth });
@@ -57,9 +79,6 @@ async function ownerThroughProxy(ns: string): Promise<string> {
   await res.arrayBuffer();
   return res.headers.get('x-sandbox-node') as string;
 }
-
-/** The number at the end of `w-<n>` (0 for anything else). */
-const seqOf = (name: string | null) => Number(/^w-(\d+)$/.exec(name ?? '')?.[1] ?? 0);
 
 describe('a shared sandbox behind HAProxy', () => {
   it('sends each namespace to one node, by header or /ns/ prefix, and the node says so', async () => {
@@ -199,41 +218,55 @@ describe('a shared sandbox behind HAProxy', () => {
       // One kill by default; CLUSTER_KILL_CYCLES (SOAK: 10) kills again, each time after the killed node was replaced.
       const cycles = Number(process.env.CLUSTER_KILL_CYCLES ?? (process.env.SOAK ? 10 : 1));
       const names = Array.from({ length: 8 }, (_, i) => `stream-${i}`);
-      const acked = new Map<string, number>(names.map((ns) => [ns, 0]));
-      let next = 1;
       for (let cycle = 1; cycle <= cycles; cycle++) {
         const owners = new Map<string, string>();
         for (const ns of names) owners.set(ns, await ownerThroughProxy(ns));
         const victim = nodes.find((n) => n.id === owners.get(names[cycle % names.length])) as SandboxNode;
+        // Every write makes a record of its own (a report), so a later write never hides a lost one:
+        // each acknowledged before the kill must be there after it, as must each acknowledged after.
+        const acked = new Map<string, string[]>(names.map((ns) => [ns, []]));
+        const ackedBeforeKill = new Map<string, string[]>();
         let running = true;
+        let killed = false;
         const writers = names.map(async (ns) => {
-          while (running) {
-            const n = next++;
+          for (let n = 1; running; n++) {
             try {
-              const res = await putBuyer(proxy.url, ns, `w-${n}`);
-              if (res.status === 200) acked.set(ns, Math.max(acked.get(ns) as number, n));
-              else expect(res.status).toBe(503);
-              await res.arrayBuffer();
+              const res = await createReport(proxy.url, ns, `c${cycle}-${ns}-${n}`);
+              if (res.status === 201) (acked.get(ns) as string[]).push((await res.json()).id);
+              else {
+                expect(res.status).toBe(503);
+                await res.arrayBuffer();
+              }
             } catch {
               // the connection to the killed node
             }
           }
         });
-        await sleep(400);
+        await waitFor('a few writes acknowledged in every namespace', async () =>
+          names.every((ns) => (acked.get(ns) as string[]).length >= 3) ? true : undefined,
+        );
+        for (const ns of names) ackedBeforeKill.set(ns, [...(acked.get(ns) as string[])]);
         victim.signal('SIGKILL');
+        killed = true;
         await victim.exited;
         await sleep(LEASE_MS + 1500); // its namespaces lapse and move; writes go on
         running = false;
         await Promise.all(writers);
+        expect(killed).toBe(true);
         nodes = nodes.filter((n) => n !== victim);
         expect(names.some((ns) => owners.get(ns) === victim.id)).toBe(true);
         for (const ns of names) {
-          const served = await buyerName(proxy.url, ns);
-          expect(served.status).toBe(200);
-          expect(nodes.map((n) => n.id)).toContain(served.node);
-          // Each writer's numbers grow, so the last acknowledged one is there, or a later one answered 503 but kept.
-          expect(seqOf(served.name), ns).toBeGreaterThanOrEqual(acked.get(ns) as number);
-          expect(acked.get(ns), ns).toBeGreaterThan(0);
+          const before = ackedBeforeKill.get(ns) as string[];
+          expect(before.length, `${ns}: writes acknowledged before the kill`).toBeGreaterThan(0);
+          const served = await reportIds(ns);
+          expect(
+            before.filter((id) => !served.has(id)),
+            `${ns}: reports acknowledged before the kill of ${victim.id} (its owner: ${owners.get(ns)})`,
+          ).toEqual([]);
+          expect(
+            (acked.get(ns) as string[]).filter((id) => !served.has(id)),
+            `${ns}: every acknowledged report`,
+          ).toEqual([]);
         }
         if (cycle < cycles) {
           nodes.push(await startNode(redis, victim.id));

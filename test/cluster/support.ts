@@ -64,8 +64,8 @@ interface Proc {
 function run(command: string, args: string[]): Proc {
   const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  proc.stdout?.on('data', (d) => (output = (output + d).slice(-20_000)));
-  proc.stderr?.on('data', (d) => (output = (output + d).slice(-20_000)));
+  proc.stdout?.on('data', (d) => (output = (output + d).slice(-500_000)));
+  proc.stderr?.on('data', (d) => (output = (output + d).slice(-500_000)));
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   return { proc, output: () => output, exited };
 }
@@ -149,9 +149,11 @@ export async function startNode(redis: RedisServer, id: string, extra: string[] 
   ];
   const p = run(process.execPath, ['--max-semi-space-size=8', ...args, '--validate-responses', ...extra]);
   const url = `http://127.0.0.1:${port}`;
+  const adminToken = extra[extra.indexOf('--admin-token') + 1];
+  const headers: Record<string, string> = extra.includes('--admin-token') ? { 'x-sandbox-admin-token': adminToken } : {};
   await waitFor(`node ${id} healthy`, async () => {
     if (p.proc.exitCode !== null) throw new Error(`node ${id} exited: ${p.output()}`);
-    return (await fetch(`${url}/_sandbox/health`)).status === 200 ? true : undefined;
+    return (await fetch(`${url}/_sandbox/health`, { headers })).status === 200 ? true : undefined;
   });
   return {
     id,
@@ -172,18 +174,19 @@ export interface HaProxy {
   stop(): Promise<void>;
 }
 
-/** deploy/haproxy.cfg with its bind port and server lines replaced. */
-export function proxyConfig(port: number, nodes: SandboxNode[]): string {
+/** deploy/haproxy.cfg with its bind port and server lines replaced; with nodes' admin token, its health check sends it (README). */
+export function proxyConfig(port: number, nodes: SandboxNode[], adminToken?: string): string {
   const shipped = readFileSync(join(ROOT, 'deploy/haproxy.cfg'), 'utf8');
   // Fixed ids, as the shipped file says: node3 keeps its place on the ring when node1's line goes.
   const servers = nodes.map((n) => `    server ${n.id} 127.0.0.1:${n.port} check id ${n.id.replace(/\D/g, '')}`).join('\n');
-  const config = shipped.replace(/bind 127\.0\.0\.1:4010/, `bind 127.0.0.1:${port}`).replace(/(\n {4}server .*)+/, `\n${servers}`);
+  let config = shipped.replace(/bind 127\.0\.0\.1:4010/, `bind 127.0.0.1:${port}`).replace(/(\n {4}server .*)+/, `\n${servers}`);
+  if (adminToken) config = config.replace(/(\n {4}option httpchk .*)/, `$1\n    http-check send hdr x-sandbox-admin-token ${adminToken}`);
   if (!config.includes(`:${port}`) || !config.includes(servers))
     throw new Error('deploy/haproxy.cfg no longer has the bind and server lines the tests replace');
   return config;
 }
 
-export async function startProxy(nodes: SandboxNode[]): Promise<HaProxy> {
+export async function startProxy(nodes: SandboxNode[], adminToken?: string): Promise<HaProxy> {
   const program = requireProgram('haproxy', 'haproxy');
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-haproxy-'));
   const port = await freePort();
@@ -191,11 +194,12 @@ export async function startProxy(nodes: SandboxNode[]): Promise<HaProxy> {
   let current: Proc;
   const url = `http://127.0.0.1:${port}`;
   const launch = async (list: SandboxNode[]) => {
-    writeFileSync(file, proxyConfig(port, list));
+    writeFileSync(file, proxyConfig(port, list, adminToken));
     current = run(program, ['-db', '-f', file]);
     await waitFor('haproxy listening', async () => {
       if (current.proc.exitCode !== null) throw new Error(`haproxy exited: ${current.output()}`);
-      return (await fetch(`${url}/_sandbox/health`)).status === 200 ? true : undefined;
+      const headers: Record<string, string> = adminToken ? { 'x-sandbox-admin-token': adminToken } : {};
+      return (await fetch(`${url}/_sandbox/health`, { headers })).status === 200 ? true : undefined;
     });
   };
   await launch(nodes);

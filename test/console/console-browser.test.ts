@@ -25,7 +25,7 @@ const BUYER = WELL_KNOWN.buyers.default.id;
 const quiet = () => createLogger({ logLevel: 'silent', logFormat: 'json' });
 
 async function launch(): Promise<Browser> {
-  if (!existsSync(join(ROOT, 'dist/src/console/client/console.js'))) throw new Error('the console script is not built: run npm run build first');
+  if (!existsSync(join(ROOT, 'dist/bundle/console/console.js'))) throw new Error('the console script is not built: run npm run build first');
   return launchChromium();
 }
 
@@ -429,6 +429,7 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
       await poll(() => page.locator('#subscriptions-table tbody tr').count()).toBe(1);
       const row = page.locator('#subscriptions-table tbody tr');
       expect(await row.locator('td').nth(1).textContent()).toBe('active');
+      receiver.trust((await (await api('/ns/hooks/_sandbox/records/webhook_subscriptions')).json()).items[0].secret);
 
       // An API call causes the event; the delivery and its attempt show without reloading.
       await page.evaluate(() => ((window as any).notReloaded = true));
@@ -486,6 +487,78 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it.skipIf(!hasChromium)('reads the list again when the live stream comes back after a break: requests recorded meanwhile show', async () => {
+    const { page, context, errors } = await open('/ns/broken/_sandbox/console');
+    await poll(() => page.textContent('#live-state')).toBe('Live');
+    expect((await api('/ns/broken/card-scheme-definitions')).status).toBe(200);
+    const rows = page.locator('#request-rows tr');
+    await poll(() => rows.count()).toBe(1);
+    // The stream breaks; its next connection is held until requests were recorded, then it succeeds at once.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let asked = () => {};
+    const reconnecting = new Promise<void>((resolve) => (asked = resolve));
+    await page.route(
+      (url) => url.pathname === '/ns/broken/_sandbox/requests/stream',
+      async (route) => {
+        asked();
+        await released;
+        await route.continue();
+      },
+    );
+    sandbox.deps.journalFeed.closeAll();
+    await poll(() => page.textContent('#live-state')).toMatch(/^Not live \(the stream ended\); retrying…$/);
+    await reconnecting;
+    expect((await api('/ns/broken/gift-cards')).status).toBe(200);
+    expect((await api('/ns/broken/connections')).status).toBe(200);
+    release();
+    await poll(() => page.textContent('#live-state')).toBe('Live');
+    await poll(() => rows.locator('td:nth-child(3)').allTextContents()).toEqual(['/connections', '/gift-cards', '/card-scheme-definitions']);
+    expect((await api(`/ns/broken/buyers/payment-methods?buyer_id=${BUYER}`)).status).toBe(200); // and live again after
+    await poll(() => rows.count()).toBe(4);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it.skipIf(!hasChromium)('resets a namespace with its journal and drops one, each after a confirm step, as the API then shows', async () => {
+    const namespace = async (name: string) => ((await (await api('/_sandbox/namespaces')).json()).items as any[]).find((ns) => ns.name === name);
+    const displayName = async () => (await (await api(`/ns/doomed/_sandbox/records/buyers/${BUYER}`)).json()).display_name;
+    expect((await api(`/ns/doomed/buyers/${BUYER}`, { method: 'PUT', body: JSON.stringify({ display_name: 'Changed in the test' }) })).status).toBe(200);
+    expect((await namespace('doomed')).journal_size).toBe(1);
+    const { page, context, errors } = await open('/_sandbox/console/namespaces');
+    const row = page.locator('#namespaces-table tr[data-namespace="doomed"]');
+    await row.waitFor();
+
+    // The first click only asks; "Keep it" takes the question back and changes nothing.
+    await row.getByRole('button', { name: 'Reset doomed and its journal…' }).click();
+    const confirmReset = row.getByRole('button', { name: 'Reset doomed and clear its journal now' });
+    await poll(() => confirmReset.isVisible()).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Reset doomed and clear its journal now');
+    expect(await row.getByRole('button', { name: 'Reset doomed and its journal…' }).getAttribute('aria-expanded')).toBe('true');
+    await row.getByRole('button', { name: 'Keep it' }).first().click();
+    expect(await confirmReset.isVisible()).toBe(false);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Reset doomed and its journal…');
+    expect((await namespace('doomed')).journal_size).toBe(1);
+    expect(await displayName()).toBe('Changed in the test');
+
+    await row.getByRole('button', { name: 'Reset doomed and its journal…' }).click();
+    await confirmReset.click();
+    await poll(() => page.textContent('#status')).toBe('Namespace doomed reset, its journal cleared.');
+    expect(await displayName()).toBe('Jane Doe'); // back to the fixtures
+    expect((await namespace('doomed')).journal_size).toBe(0);
+    await poll(() => row.locator('td').nth(2).textContent()).toBe('0'); // the page read the list again
+
+    await row.getByRole('button', { name: 'Drop doomed…' }).click();
+    expect(await namespace('doomed')).toBeDefined(); // not yet
+    await row.getByRole('button', { name: 'Drop doomed now' }).click();
+    await poll(() => page.textContent('#status')).toBe('Namespace doomed dropped.');
+    await poll(() => row.count()).toBe(0);
+    expect(await namespace('doomed')).toBeUndefined();
+    expect(await page.locator('#namespaces-table tr[data-namespace="default"]').getByRole('button', { name: /^Drop/ }).count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
   });
 
   it.skipIf(!hasChromium)('passes axe-core WCAG 2.1 A/AA on every page, and is used with Tab and Enter', async () => {

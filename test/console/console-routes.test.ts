@@ -136,13 +136,26 @@ describe('console routes, on loopback without an admin token', () => {
     const namespaces = (await sb.http.get('/ns/c2/_sandbox/console/parts/namespaces')).text;
     expect(namespaces).toContain('<a href="/ns/c2/_sandbox/console">c2</a>');
     expect(namespaces).not.toContain('>default</a>'); // through a namespace, as the control API: that one only
+    expect(namespaces).toContain('This namespace only: the others are listed in the console at the root');
+    expect(namespaces).not.toContain('evicted so far'); // how many others went is the root's to tell
     const root = (await sb.http.get('/_sandbox/console/parts/namespaces')).text;
     expect(root).toContain('<a href="/_sandbox/console">default</a>');
+    expect(root).toMatch(
+      /\d+ besides default, at most 50 \(<code>--namespace-cap<\/code>\); one idle for 900 s may be evicted to make\s+room; 0 evicted so far\./,
+    );
     expect(root).toContain('data-api="POST /ns/c2/_sandbox/reset"');
     expect(root).toContain('data-api="DELETE /_sandbox/namespaces/c2"');
+    // What loses a journal or a namespace is behind a confirm step: the first button only shows the second.
+    expect(root).toContain(
+      '<span class="confirmable"><button type="button" data-confirm-start="true" aria-expanded="false">Drop c2…</button><span data-confirm="true" hidden=""><button type="button" class="danger" data-api="DELETE /_sandbox/namespaces/c2" data-done="Namespace c2 dropped.">Drop c2 now</button><button type="button" data-confirm-cancel="true">Keep it</button></span></span>',
+    );
+    expect(root).toContain(
+      '<span data-confirm="true" hidden=""><button type="button" class="danger" data-api="POST /ns/c2/_sandbox/reset" data-json="{&quot;journal&quot;:true}" data-done="Namespace c2 reset, its journal cleared.">Reset c2 and clear its journal now</button>',
+    );
+    expect(root.match(/data-api="[^"]*"/g)?.filter((a) => a.includes('c2'))).toHaveLength(3); // reset, and the two confirmed
   });
 
-  it("shows a request's detail: headers, bodies, the 400's details, and curl with the token left out", async () => {
+  it("shows a request's detail: headers, bodies, the 400's details and the 422's detail, and curl with the token left out", async () => {
     await sb.http.put(`/ns/c3/buyers/${WELL_KNOWN.buyers.default.id}`).set('authorization', sb.auth).send({ display_name: 5 }).expect(400);
     const [entry] = (await sb.http.get('/ns/c3/_sandbox/requests')).body.items;
     const res = await sb.http.get(`/ns/c3/_sandbox/console/parts/requests/entry?namespace=c3&id=${entry.id}`);
@@ -155,6 +168,27 @@ describe('console routes, on loopback without an admin token', () => {
     expect(html).toContain('--data-raw &#39;{&quot;display_name&quot;:5}&#39;');
     expect(html).not.toContain(sb.auth.slice(7));
     expect(html).toContain('<dt>x-request-id</dt>');
+
+    // A 422 has its items in `detail` ({loc, msg, type}): shown the same way, loc joined with dots.
+    const unknownRole = 'a1000000-0000-4000-8000-0000000000ff';
+    const refused = await sb.http
+      .post('/ns/c3/api-key-pairs')
+      .set('authorization', sb.auth)
+      .send({ display_name: 'k', role_ids: [WELL_KNOWN.roles.readOnly.id, unknownRole] })
+      .expect(422);
+    expect(refused.body.detail).toHaveLength(1);
+    const [item] = refused.body.detail;
+    expect(item.loc).toEqual(['body', 'role_ids', '1']);
+    const [latest] = (await sb.http.get('/ns/c3/_sandbox/requests')).body.items;
+    const unprocessable = (await sb.http.get(`/ns/c3/_sandbox/console/parts/requests/entry?namespace=c3&id=${latest.id}`)).text;
+    expect(unprocessable).toContain('POST /api-key-pairs <span class="badge status-4xx">422</span>');
+    expect(unprocessable).toContain('<h3 id="validation-title">Validation details</h3>');
+    const asHtml = (text: string) =>
+      text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
+    const rows = [...unprocessable.matchAll(/<table id="validation-details">.*?<tbody>(.*?)<\/tbody>/gs)].map((m) => m[1]);
+    expect(rows).toEqual([`<tr><td><code>body.role_ids.1</code></td><td>${asHtml(item.type)}</td><td>${asHtml(item.msg)}</td></tr>`]);
+    expect(item.msg).toContain(unknownRole);
+
     const gone = await sb.http.get('/ns/c3/_sandbox/console/parts/requests/entry?namespace=c3&id=999');
     expect(gone.text).toContain('Request 999 of namespace c3 is no longer in the journal.');
     const other = await sb.http.get('/ns/c3/_sandbox/console/parts/requests/entry?namespace=default&id=1');

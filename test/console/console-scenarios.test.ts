@@ -84,6 +84,10 @@ describe('the Scenarios page', () => {
       .put('/ns/s3/_sandbox/scenarios/slow')
       .send({ name: 'slow', description: 'Not slow here.', operations: ['listGiftCards'], pass: true })
       .expect(201);
+    await sb.http
+      .post('/ns/s3/_sandbox/scenarios')
+      .send({ name: 'hooks-steered', description: 'Buyer notifications late, twice, backwards.', webhooks: { delay_ms: 60000, duplicate: 2, reorder: true } })
+      .expect(201);
 
     const html = await page('s3');
     const row = (name: string) => new RegExp(`<tr data-scenario="${name}">(.*?)</tr>`, 's').exec(html)?.[1] ?? '';
@@ -106,6 +110,7 @@ describe('the Scenarios page', () => {
     expect(row('server-error')).toContain('aria-label="Edit server-error as JSON, to replace it in this namespace"');
     expect(row('server-error')).not.toContain('DELETE'); // a file's scenario is not deleted, only replaced here
     expect(row('report-execution-fails')).toContain('report executions go pending → dispatched → processing → failed');
+    expect(row('hooks-steered')).toContain('<span class="muted">pass; webhook deliveries 60000 ms late, ×2, newest first</span>');
 
     // Active with its limits; the counters per merchant account; the activation form ticks what is active, first.
     expect(html).toContain(

@@ -33,6 +33,7 @@ describe('the Webhooks page', () => {
     const subscription = (
       await sb.http.post('/ns/w1/_sandbox/records/webhook_subscriptions').send({ url: receiver.url, merchant_account_id: 'merchant-two' }).expect(201)
     ).body;
+    receiver.trust(subscription.secret);
     const html = await part('w1');
     const row = new RegExp(`<tr data-subscription="${subscription.id}">(.*?)</tr>`, 's').exec(html)?.[1] ?? '';
     expect(row).toContain(`<th scope="row" class="url">${receiver.url}<br/><span class="muted">${subscription.id}</span></th><td>merchant-two</td>`);
@@ -57,6 +58,7 @@ describe('the Webhooks page', () => {
   it('shows deliveries with their attempts, one opened with its retry, filtered, and the due retry on the Clock page', async () => {
     await sb.http.put('/ns/w2/_sandbox/clock').send({ now: T0, frozen: true }).expect(200);
     const subscription = (await sb.http.post('/ns/w2/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201)).body;
+    receiver.trust(subscription.secret);
     await sb.http.put(`/ns/w2/buyers/${BUYER}`).set('authorization', sb.auth).send({ display_name: 'Hooked' }).expect(200);
     const [ok] = await eventually(
       () => deliveries('w2'),
@@ -122,7 +124,7 @@ describe('the Webhooks page', () => {
   it("lists a waiting webhook retry in the Clock page's due next", async () => {
     await sb.http.put('/ns/w3/_sandbox/clock').send({ now: T0, frozen: true }).expect(200);
     receiver.answers = [{ status: 503, body: 'later' }];
-    await sb.http.post('/ns/w3/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201);
+    receiver.trust((await sb.http.post('/ns/w3/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201)).body.secret);
     await sb.http.post('/ns/w3/_sandbox/events').send({ name: 'buyer.updated' }).expect(201);
     const [delivery] = await eventually(
       () => deliveries('w3'),

@@ -155,7 +155,8 @@ describe('API pipeline', () => {
         () => new Response(null),
         () => new Response(null),
       );
-    expect(build([validator, matcher])).toThrow("pipeline: step 'check input' requires operation, which no step before it provides");
+    expect(build([validator, matcher])).toThrow("pipeline: step 'check input' requires operation, which no step before it provides ('match' comes after it)");
+    expect(build([validator])).toThrow(/^pipeline: step 'check input' requires operation, which no step before it provides$/);
     expect(build([matcher, validator])).not.toThrow();
   });
 });

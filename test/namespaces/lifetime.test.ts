@@ -158,11 +158,27 @@ describe('the control API through a namespace', () => {
   it('lists only itself, resets itself and drops itself', async () => {
     const list = await sb.http.get('/ns/beta/_sandbox/namespaces').expect(200);
     expect(list.body.items.map((n: { name: string }) => n.name)).toEqual(['beta']);
-    expect(list.body).toMatchObject({ count: 2, cap: 50, idle_seconds: 900, evicted: 0 });
+    // Its counts are what it sees: itself, and the settings; how many others were evicted is the root's.
+    expect(list.body).toEqual({ items: [expect.objectContaining({ name: 'beta' })], count: 1, cap: 50, idle_seconds: 900 });
+    const byHeader = await sb.http.get('/_sandbox/namespaces').set('x-sandbox-namespace', 'beta').expect(200);
+    expect(byHeader.body).toEqual({ ...list.body, items: [{ ...list.body.items[0], last_used_at: byHeader.body.items[0].last_used_at }] });
+    const health = await sb.http.get('/ns/beta/_sandbox/health').expect(200);
+    expect(health.body.namespaces).toEqual({ count: 1, cap: 50, idle_seconds: 900 });
+    const root = await sb.http.get('/_sandbox/namespaces').expect(200);
+    expect(root.body).toMatchObject({ count: 2, cap: 50, idle_seconds: 900, evicted: 0 });
+    expect((await sb.http.get('/_sandbox/health').expect(200)).body.namespaces).toEqual({ count: 2, cap: 50, idle_seconds: 900, evicted: 0 });
     const reset = await sb.http.post('/ns/beta/_sandbox/reset').expect(200);
     expect(reset.body.namespaces).toEqual(['beta']);
     await sb.http.delete('/ns/beta/_sandbox/namespaces/beta').expect(204);
     expect(sb.deps.namespaces.has('beta')).toBe(false);
+  });
+
+  it("refuses the process's metrics through a namespace, and serves them at the root", async () => {
+    forbidden(await sb.http.get('/ns/beta/_sandbox/metrics'));
+    forbidden(await sb.http.get('/_sandbox/metrics').set('x-sandbox-namespace', 'alpha'));
+    const metrics = await sb.http.get('/_sandbox/metrics').expect(200);
+    expect(metrics.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(metrics.text).toMatch(/^payments_sandbox_requests_total\{operation="updateBuyer",status="200"\} 2$/m);
   });
 
   it('serves reads and actions across namespaces at the root', async () => {

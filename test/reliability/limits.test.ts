@@ -1,7 +1,7 @@
 // Limits: bodies over config.bodyLimitBytes are refused before they are buffered (by Content-Length
 // without reading the body, and for chunked bodies as soon as the limit is passed); slow or stalled
-// clients are cut off after config.requestTimeoutMs; oversized headers and bytes that are not HTTP
-// get a JSON error too. Raw sockets, so the test controls every byte and every pause.
+// clients are cut off after config.requestTimeoutMs; oversized headers, bytes that are not HTTP and
+// a Host header missing or unreadable get a JSON error too. Raw sockets, so the test controls every byte and every pause.
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSandbox, serverTimeouts, startSandbox } from '../../src/start.js';
@@ -157,5 +157,63 @@ describe('requests Node refuses before the app', () => {
     expect(res.status).toBe(400);
     expectErrorBody(res.body, 400, 'bad_request');
     expect(res.body.message).toMatch(/^The request is not valid HTTP\/1\.1 \(HPE_/);
+  });
+
+  it('answers an HTTP/1.1 request without a Host header with 400, a JSON error body naming the header, and closes', async () => {
+    const { socket, received } = await open();
+    socket.write(head(['GET /connections HTTP/1.1', `authorization: ${auth}`]));
+    const { text, closed } = await received;
+    expect(closed).toBe(true);
+    const res = parse(text);
+    expect(res.status).toBe(400);
+    expect(res.headers).toContain('content-type: application/json');
+    expect(res.headers).toContain('connection: close');
+    expect(res.body).toEqual({
+      type: 'error',
+      code: 'bad_request',
+      status: 400,
+      message: 'An HTTP/1.1 request needs a Host header; send one (e.g. Host: 127.0.0.1:4010, the address the sandbox listens on).',
+      details: [{ location: 'header', pointer: '/host', type: 'missing', message: "Header 'host' is required." }],
+    });
+  });
+
+  it('answers a Host header that is not host[:port] with 400 and a JSON error body', async () => {
+    for (const host of ['a b', 'x/y', '[::1']) {
+      const { socket, received } = await open();
+      socket.write(head(['GET /connections HTTP/1.1', `host: ${host}`, `authorization: ${auth}`, 'connection: close']));
+      const { text, closed } = await received;
+      expect(closed, host).toBe(true);
+      const res = parse(text);
+      expect(res.status, host).toBe(400);
+      expect(res.headers).toContain('content-type: application/json');
+      expect(res.body).toEqual({
+        type: 'error',
+        code: 'bad_request',
+        status: 400,
+        message:
+          'The Host header is not a host name or address with an optional port; send a valid one (e.g. Host: 127.0.0.1:4010, the address the sandbox listens on).',
+        details: [{ location: 'header', pointer: '/host', type: 'string_pattern_mismatch', message: "Header 'host' must be host[:port]." }],
+      });
+    }
+  });
+
+  it.each([
+    ['OPTIONS * HTTP/1.1', 'The request target cannot be read as a URL (Invalid URL); send a path starting with /.'],
+    ['GET /buyers\\..\\connections HTTP/1.1', 'The request path holds a backslash; separate its segments with /.'],
+  ])('answers the request line %s, which makes no URL, with 400 and a JSON error body', async (requestLine, message) => {
+    const { socket, received } = await open();
+    socket.write(head([requestLine, 'host: x', `authorization: ${auth}`, 'connection: close']));
+    const res = parse((await received).text);
+    expect(res.status).toBe(400);
+    expectErrorBody(res.body, 400, 'bad_request');
+    expect(res.body.message).toBe(message);
+  });
+
+  it('still answers HTTP/1.0 without a Host header (it needs none)', async () => {
+    const { socket, received } = await open();
+    socket.write(head(['GET /connections HTTP/1.0', `authorization: ${auth}`]));
+    const res = parse((await received).text);
+    expect(res.status).toBe(200);
+    expect(Array.isArray(res.body.items)).toBe(true);
   });
 });

@@ -45,6 +45,7 @@ describe('pending deliveries and kill -9', () => {
       const subscription = await (
         await fetch(`${child.url}/_sandbox/records/webhook_subscriptions`, { method: 'POST', headers: auth, body: JSON.stringify({ url: receiver.url }) })
       ).json();
+      receiver.trust(subscription.secret);
       const put = await fetch(`${child.url}/buyers/${WELL_KNOWN.buyers.default.id}`, {
         method: 'PUT',
         headers: auth,

@@ -86,6 +86,82 @@ describe('answers', () => {
     ]);
   });
 
+  it("an injected 405 has Allow with the methods served on the path, like the sandbox's own 405; one given in headers wins", async () => {
+    const own = await sb.http.post('/gift-cards').set('authorization', sb.auth).send({});
+    expect(own.status).toBe(405);
+    expect(own.headers.allow).toBe('GET');
+    await define(sb, {
+      name: 'no-method',
+      description: 'x',
+      operations: ['listGiftCards', 'updateBuyer'],
+      steps: [{ respond: { status: 405 }, times: 2 }, { respond: { status: 405, headers: { Allow: 'POST' } } }],
+    });
+    const list = await sb.http.get('/gift-cards').set('authorization', sb.auth).set('x-sandbox-scenario', 'no-method');
+    expect(list.status).toBe(405);
+    expect(list.headers.allow).toBe('GET');
+    expect(list.headers['x-sandbox-scenario']).toBe('no-method');
+    expect(list.body).toEqual({
+      type: 'error',
+      code: 'method_not_allowed',
+      status: 405,
+      details: [],
+      message: 'The method is not allowed (answered by scenario no-method).',
+    });
+    const update = await sb.http
+      .put(`/buyers/${WELL_KNOWN.buyers.default.id}`)
+      .set('authorization', sb.auth)
+      .set('x-sandbox-scenario', 'no-method')
+      .send({ display_name: 'x' });
+    expect(update.status).toBe(405);
+    expect(update.headers.allow).toBe('PUT');
+    const given = await sb.http.get('/gift-cards').set('authorization', sb.auth).set('x-sandbox-scenario', 'no-method');
+    expect(given.status).toBe(405);
+    expect(given.headers.allow).toBe('POST');
+    const preferred = await sb.http.get('/gift-cards').set('authorization', sb.auth).set('prefer', 'code=405');
+    expect(preferred.status).toBe(405);
+    expect(preferred.headers.allow).toBe('GET');
+    expect(preferred.body.code).toBe('method_not_allowed');
+  });
+
+  it('retry_after only with a 429 or 503: on another status it is refused, pointing at it', async () => {
+    const refused = await sb.http.post('/_sandbox/scenarios').send({
+      name: 'retry-500',
+      description: 'x',
+      operations: ['listConnections'],
+      steps: [{ respond: { status: 503, retry_after: 5 } }, { random: { share: 0.5, respond: { status: 500, retry_after: 5 } } }],
+    });
+    expect(refused.status).toBe(400);
+    expectErrorBody(refused.body, 400, 'bad_request');
+    expect(refused.body.details).toEqual([
+      {
+        location: 'body',
+        pointer: '/steps/1/random/respond/retry_after',
+        type: 'scenario_invalid',
+        message: 'retry_after goes with a 429 or 503 answer, not 500: leave it out (a header of your own goes in respond.headers)',
+      },
+    ]);
+    const topLevel = await sb.http
+      .post('/_sandbox/scenarios')
+      .send({ name: 'retry-502', description: 'x', operations: ['listConnections'], respond: { status: 502, retry_after: 1 } });
+    expect(topLevel.status).toBe(400);
+    expect(topLevel.body.details).toEqual([
+      {
+        location: 'body',
+        pointer: '/respond/retry_after',
+        type: 'scenario_invalid',
+        message: 'retry_after goes with a 429 or 503 answer, not 502: leave it out (a header of your own goes in respond.headers)',
+      },
+    ]);
+    expect((await sb.http.get('/_sandbox/scenarios/retry-502')).status).toBe(404);
+    // With 429 it is sent; a 500 carries one only as a header given on purpose.
+    await define(sb, { name: 'busy', description: 'x', operations: ['listConnections'], respond: { status: 429, retry_after: 9 } });
+    expect((await connections('busy')).headers['retry-after']).toBe('9');
+    await define(sb, { name: 'down-500', description: 'x', operations: ['listConnections'], respond: { status: 500, headers: { 'Retry-After': '3' } } });
+    const down = await connections('down-500');
+    expect(down.status).toBe(500);
+    expect(down.headers['retry-after']).toBe('3');
+  });
+
   it('a delay drawn from a range, the same for the same seed', async () => {
     await define(sb, { name: 'jitter', description: 'x', operations: ['listConnections'], delay_ms: { min: 40, max: 90 } });
     const started = performance.now();

@@ -49,6 +49,7 @@ describe('scenarios defined at run time', () => {
       ],
       match: null,
       report_execution: null,
+      webhooks: null,
       definition: FIFTH_LIST_FAILS,
       counters: { matched: 0, answered: 0, merchant_accounts: [] },
       active: [],
@@ -184,6 +185,75 @@ describe('scenarios defined at run time', () => {
     expect(unknown.status).toBe(404);
     expectErrorBody(unknown.body, 404, 'not_found');
     expect(unknown.body.message).toMatch(/^Scenario 'nothing-here' is not known in namespace 'default'; known: bad-gateway, /);
+  });
+
+  it("DELETE of a definition that replaced a file scenario: activations keep the name, and the file's scenario answers from its first step", async () => {
+    await define(sb, {
+      name: 'server-error',
+      description: 'Here: 502 after one normal call.',
+      operations: '*',
+      steps: [{ pass: true }, { respond: { status: 502 } }],
+    });
+    await define(sb, FIFTH_LIST_FAILS);
+    await activate(sb, ['server-error', 'fifth-list-fails']);
+    await activate(sb, ['server-error'], 'merchant-two');
+    const connections = (merchant = 'default') => sb.http.get('/connections').set('authorization', sb.auth).set('x-service-merchant-account-id', merchant);
+    expect((await connections()).status).toBe(200);
+    expect((await connections()).status).toBe(502);
+    expect((await sb.http.get('/_sandbox/scenarios/server-error')).body.counters.matched).toBe(2);
+
+    expect((await sb.http.delete('/_sandbox/scenarios/server-error')).status).toBe(204);
+    expect((await sb.http.delete('/_sandbox/scenarios/fifth-list-fails')).status).toBe(204);
+    // The file's scenario is back under the name, still active where the definition was; the
+    // deleted definition that replaced nothing left the activation.
+    const active = (await sb.http.get('/_sandbox/scenarios/active')).body.active;
+    expect(active).toEqual([
+      { merchant_account_id: null, scenarios: ['server-error'] },
+      { merchant_account_id: 'merchant-two', scenarios: ['server-error'] },
+    ]);
+    const shown = await sb.http.get('/_sandbox/scenarios/server-error');
+    expect(shown.body).toMatchObject({ source: 'built-in', file: 'scenarios/server-error.yaml', replaces: null });
+    expect(shown.body.counters).toEqual({ matched: 0, answered: 0, merchant_accounts: [] });
+    const answered = await connections();
+    expect(answered.status).toBe(500);
+    expect(answered.headers['x-sandbox-scenario']).toBe('server-error; outside-contract');
+    expect(answered.body.message).toBe('The server failed (answered by scenario server-error).');
+    expect((await connections('merchant-two')).status).toBe(500);
+  });
+
+  it('a match on a merchant account the namespace does not have is accepted with a warning, until the account exists', async () => {
+    const body = {
+      name: 'later-account',
+      description: 'Calls of merchant-three fail.',
+      operations: ['listConnections'],
+      match: { merchant_account_id: ['merchant-two', 'merchant-three'] },
+      respond: { status: 503 },
+    };
+    const created = await sb.http.post('/_sandbox/scenarios').send(body);
+    expect(created.status).toBe(201);
+    expect(created.body.warnings).toEqual([
+      {
+        pointer: '/match/merchant_account_id/1',
+        message:
+          "merchant account 'merchant-three' does not exist in namespace 'default' (yet): the scenario takes none of its calls until it is created (accounts: default, merchant-two)",
+      },
+    ]);
+    const single = await sb.http.put('/_sandbox/scenarios/later-account').send({ ...body, match: { merchant_account_id: 'merchant-three' } });
+    expect(single.status).toBe(200);
+    expect(single.body.warnings.map((w: any) => w.pointer)).toEqual(['/match/merchant_account_id']);
+    expect((await sb.http.get('/_sandbox/scenarios/later-account')).body.warnings).toHaveLength(1);
+    // Another namespace that has the account: no warning there.
+    expect((await sb.http.post('/ns/other/_sandbox/records/merchant_accounts').send({ id: 'merchant-three', display_name: 'Three' })).status).toBe(201);
+    const there = await sb.http.post('/ns/other/_sandbox/scenarios').send({ ...body, match: { merchant_account_id: 'merchant-three' } });
+    expect(there.status).toBe(201);
+    expect(there.body).not.toHaveProperty('warnings');
+    await activate(sb, ['later-account'], null, 'other');
+    const call = (merchant: string) => sb.http.get('/ns/other/connections').set('authorization', sb.auth).set('x-service-merchant-account-id', merchant);
+    expect((await call('merchant-three')).status).toBe(503);
+    expect((await call('default')).status).toBe(200);
+    // Created here too: the warning is gone.
+    expect((await sb.http.post('/_sandbox/records/merchant_accounts').send({ id: 'merchant-three', display_name: 'Three' })).status).toBe(201);
+    expect((await sb.http.get('/_sandbox/scenarios/later-account')).body).not.toHaveProperty('warnings');
   });
 
   it('belongs to its namespace: another namespace does not know it; the control API through /ns/{name} defines there', async () => {

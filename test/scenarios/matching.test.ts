@@ -2,7 +2,7 @@
 // path pattern, merchant account, query, header, values of the JSON body) and which of them it
 // answers (the Nth call, after N, every call, a seeded share), through HTTP.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 import { activate, define, REPORT_BODY, tally } from './helpers.js';
 
 describe('matching requests', () => {
@@ -94,6 +94,103 @@ describe('matching requests', () => {
     expect((await list('?limit=4', 'slow-list')).status).toBe(200);
     expect((await list('?limit=3', 'fast-list')).status).toBe(200);
     expect((await list('?limit=3')).status).toBe(200);
+  });
+
+  it('a header named in any case: header names are case-insensitive', async () => {
+    const defined = await define(sb, {
+      name: 'by-case',
+      description: 'Requests with X-Case: fail answer 502.',
+      operations: ['listConnections'],
+      match: { headers: { 'X-Case': 'fail' } },
+      respond: { status: 502 },
+    });
+    expect(defined.match).toEqual({ headers: { 'X-Case': 'fail' } }); // shown as written
+    await activate(sb, ['by-case']);
+    const connections = (name: string, value: string) => sb.http.get('/connections').set('authorization', sb.auth).set(name, value);
+    const failed = await connections('x-case', 'fail');
+    expect(failed.status).toBe(502);
+    expect(failed.headers['x-sandbox-scenario']).toBe('by-case; outside-contract');
+    expect((await connections('X-CASE', 'fail')).status).toBe(502);
+    expect((await connections('x-case', 'FAIL')).status).toBe(200); // values are compared as text, case and all
+    expect((await sb.http.get('/connections').set('authorization', sb.auth)).status).toBe(200);
+    // A name that is not an HTTP token is still refused, with its pointer.
+    const badName = await sb.http
+      .post('/_sandbox/scenarios')
+      .send({ name: 'bad-header', description: 'x', operations: ['listConnections'], match: { headers: { 'X Case': 'a' } }, drop: true });
+    expect(badName.status).toBe(400);
+    expect(badName.body.details[0]).toMatchObject({ pointer: '/match/headers', message: expect.stringMatching(/pattern/) });
+  });
+
+  it('refuses conditions that can never hold: a body condition on an operation taking no body, a JSON pointer with a bad escape', async () => {
+    const noBody = await sb.http.post('/_sandbox/scenarios').send({
+      name: 'never-body',
+      description: 'x',
+      operations: ['createReport', 'listConnections'],
+      match: { body: { '/a': 1 } },
+      respond: { status: 500 },
+    });
+    expect(noBody.status).toBe(400);
+    expectErrorBody(noBody.body, 400, 'bad_request');
+    expect(noBody.body.details).toEqual([
+      {
+        location: 'body',
+        pointer: '/match/body',
+        type: 'scenario_invalid',
+        message: 'operation listConnections (GET /connections) takes no request body: a condition on the body never tests anything there',
+      },
+    ]);
+    expect((await sb.http.get('/_sandbox/scenarios/never-body')).status).toBe(404);
+    // "*" with a body condition: the operations that take a body, as method and path narrow it.
+    const everyWithBody = await define(sb, { name: 'any-body', description: 'x', operations: '*', match: { body: { '/a': 1 } }, drop: true });
+    const takingBody = sb.deps.api.spec.operations.filter((op) => op.hasBody).map((op) => op.id);
+    expect(everyWithBody.operations).toEqual([...takingBody].sort());
+    expect(everyWithBody.operations).not.toContain('listConnections');
+    const none = await sb.http
+      .post('/_sandbox/scenarios')
+      .send({ name: 'none', description: 'x', operations: '*', match: { method: 'GET', body: { '/a': 1 } }, drop: true });
+    expect(none.status).toBe(400);
+    expect(none.body.details).toEqual([
+      {
+        location: 'body',
+        pointer: '/match',
+        type: 'scenario_invalid',
+        message: '"*" matches no operation: none matches, takes a request body and can answer every status and body the steps give',
+      },
+    ]);
+
+    const badEscape = await sb.http.post('/_sandbox/scenarios').send({
+      name: 'bad-escape',
+      description: 'x',
+      operations: ['createReport'],
+      match: { body: { '/a~2b': 1, '/a~1b/~0c': 2, '/d~': 3 } },
+      respond: { status: 500 },
+    });
+    expect(badEscape.status).toBe(400);
+    expect(badEscape.body.details).toEqual([
+      {
+        location: 'body',
+        pointer: '/match/body/~1a~02b',
+        type: 'scenario_invalid',
+        message: "'/a~2b' is not a JSON pointer: ~ is an escape, ~0 for ~ and ~1 for /, so it would never find a value",
+      },
+      {
+        location: 'body',
+        pointer: '/match/body/~1d~0',
+        type: 'scenario_invalid',
+        message: "'/d~' is not a JSON pointer: ~ is an escape, ~0 for ~ and ~1 for /, so it would never find a value",
+      },
+    ]);
+    // Escapes done right find their value: {"a/b": {"~c": 2}}.
+    await define(sb, {
+      name: 'escaped',
+      description: 'x',
+      operations: ['createReport'],
+      match: { body: { '/spec/params/a~1b/~0c': 2 } },
+      respond: { status: 500 },
+    });
+    const escaped = await report({ spec: { model: 'transactions', params: { 'a/b': { '~c': 2 } } } }).set('x-sandbox-scenario', 'escaped');
+    expect(escaped.status).toBe(500);
+    expect(escaped.headers['x-sandbox-scenario']).toBe('escaped');
   });
 
   it('a method and path pattern: narrows the operations, then each request path', async () => {

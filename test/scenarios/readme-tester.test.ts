@@ -31,11 +31,14 @@ describe('the README for a tester', () => {
     expect(script).toContain('"calls": [5]');
     const { stdout } = await run('bash', ['-e', '-c', script], { env: { ...process.env, TOKEN: await sandbox.token() }, timeout: 60_000 });
     const lines = stdout.split('\n');
-    expect(lines.slice(0, 5)).toEqual(['201', '200 200 200 200 500 200 ', expect.stringMatching(/^1\.[5-9]/), '500 201 ', '429']);
-    expect(lines[5]).toBe('"counters":{"matched":6,"answered":1');
-    expect(lines[6]).toBe('"status":500');
-    expect(lines[7]).toBe('204');
-    const listed = JSON.parse(lines[8]);
+    expect(lines.slice(0, 2)).toEqual(['201', '200 200 200 200 500 200 ']);
+    // The slow call: at least 1.5 s late (a loaded machine may add to it; the sandbox never takes less).
+    expect(Number(lines[2])).toBeGreaterThanOrEqual(1.5);
+    expect(lines.slice(3, 6)).toEqual(['500 500 ', '500 201 ', '429']);
+    expect(lines[6]).toBe('"counters":{"matched":6,"answered":1');
+    expect(lines[7]).toBe('"status":500');
+    expect(lines[8]).toBe('204');
+    const listed = JSON.parse(lines[9]);
     const defined = listed.items.filter((s: { source: string }) => s.source === 'defined').map((s: { name: string }) => s.name);
     expect(defined).toEqual(['fail-me', 'fifth-list-fails', 'lost-report', 'reports-fail', 'storm']);
     // What the lines without output set up: every report fails, and the lost answer.

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-/** Top first. A folder (or top-level file, without .ts) may import from its own layer's folders only when listed as allowed below. */
+/** Top first. A folder (or top-level file, without .ts) imports only from the layers below its own, never from another folder of its layer. */
 const LAYERS: string[][] = [
   ['cli', 'index'], //                    the command and the package entry
   ['start'], //                           listening on a port
@@ -36,14 +36,15 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The files of src/ each file imports (static, dynamic and type-only imports, and re-exports). */
+/** The files of src/ each file imports (static, dynamic, type-only and side-effect imports, and re-exports). */
 function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of sourceFiles(root)) {
     const text = readFileSync(file, 'utf8');
     const targets: string[] = [];
-    for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'|import\(\s*'(\.[^']+)'\s*\)/g)) {
-      const target = resolve(dirname(file), (match[1] ?? match[2]).replace(/\.js$/, '.ts'));
+    const imports = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'|import\(\s*'(\.[^']+)'\s*\)|(?:^|\n)\s*import\s*'(\.[^']+)'/g;
+    for (const match of text.matchAll(imports)) {
+      const target = resolve(dirname(file), (match[1] ?? match[2] ?? match[3]).replace(/\.js$/, '.ts'));
       if (target.startsWith(root)) targets.push(statSync(target, { throwIfNoEntry: false }) ? target : target.replace(/\.ts$/, '.tsx'));
     }
     graph.set(file, targets);

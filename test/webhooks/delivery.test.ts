@@ -35,6 +35,7 @@ describe('webhook delivery', () => {
   async function subscribe(url: string, ns?: string, merchantAccountId = 'default') {
     const res = await sb.http.post(`${prefix(ns)}/_sandbox/records/webhook_subscriptions`).send({ url, merchant_account_id: merchantAccountId });
     expect(res.status).toBe(201);
+    for (const r of [receiver, other]) if (url.startsWith(r.url)) r.trust(res.body.secret);
     return res.body as { id: string; secret: string; url: string };
   }
   const putBuyer = (displayName: string, ns?: string) =>
@@ -73,6 +74,24 @@ describe('webhook delivery', () => {
     const bad = await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url: 'ftp://files.example/hook' });
     expect(bad.status).toBe(400);
     expect(bad.body.details[0]).toMatchObject({ location: 'body', pointer: '/url' });
+  });
+
+  it('the test receiver fails the test on a notification no secret it was given verifies', async () => {
+    const untrusted = (await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201)).body;
+    await putBuyer('Unverified');
+    await expect(receiver.waitFor(1, 'buyer.updated')).rejects.toThrow(
+      `${receiver.url} received 1 notification(s) no secret it was given verifies: buyer.updated signed`,
+    );
+    expect(() => receiver.of()).toThrow(/no secret it was given verifies/);
+    const [unverified] = receiver.takeUnverified();
+    expect(unverified).toMatchObject({ verified: false, event: { name: 'buyer.updated' } });
+    expect(() => receiver.checkVerified()).not.toThrow(); // taken: this test expected it
+    // Given the secret, the same notification verifies.
+    expect(verifyNotification(untrusted.secret, unverified.body, unverified.headers, 300)).toBe(true);
+    receiver.trust(untrusted.secret);
+    await putBuyer('Verified');
+    const [, verified] = await receiver.waitFor(2, 'buyer.updated');
+    expect(verified).toMatchObject({ verified: true, event: { target: { display_name: 'Verified' } } });
   });
 
   it('delivers a buyer update, signed, with the buyer exactly as the API answered', async () => {

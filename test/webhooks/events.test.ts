@@ -35,6 +35,7 @@ describe('events the sandbox sends', () => {
   beforeEach(async () => {
     await resetFrozen(sb, T0, receiver);
     secret = (await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201)).body.secret;
+    receiver.trust(secret);
   });
   const api = (method: 'post' | 'delete' | 'get', path: string) => sb.http[method](path).set('authorization', sb.auth);
 
@@ -77,6 +78,49 @@ describe('events the sandbox sends', () => {
       'report-execution.processing',
       'report-execution.succeeded',
     ]);
+  });
+
+  it('tells report-execution.failed when the report-execution-fails scenario makes the execution fail, and never succeeded', async () => {
+    const report = await api('post', '/reports').set('x-sandbox-scenario', 'report-execution-fails').send(ONCE_REPORT).expect(201);
+    const executionId = report.body.latest_execution.id;
+    await receiver.waitFor(1, 'report-execution.created');
+    await sb.http.post('/_sandbox/clock/advance').send({ duration: '29s' }).expect(200);
+    await receiver.waitFor(1, 'report-execution.processing');
+    expect(receiver.of('report-execution.failed')).toEqual([]);
+    await sb.http.post('/_sandbox/clock/advance').send({ duration: '1s' }).expect(200);
+    const [failed] = await receiver.waitFor(1, 'report-execution.failed');
+    expect(failed.event).toEqual({
+      type: 'event',
+      id: expect.any(String),
+      name: 'report-execution.failed',
+      created_at: at(30_000),
+      merchant_account_id: 'default',
+      target: {
+        type: 'report-execution',
+        id: executionId,
+        created_at: T0,
+        updated_at: at(30_000),
+        status: 'failed',
+        context: { reference_timestamp: T0, reference_timezone: 'Etc/UTC' },
+        report: expect.objectContaining({ id: report.body.id, name: 'Webhook report' }),
+      },
+    });
+    // The API shows the execution as the event did.
+    const shown = await api('get', `/report-executions/${executionId}`).expect(200);
+    expect(shown.body).toEqual(failed.event.target);
+    await sb.http.post('/_sandbox/clock/advance').send({ duration: '1h' }).expect(200);
+    const deliveries = await eventually(
+      async () => (await sb.http.get('/_sandbox/webhooks/deliveries').query({ limit: 10 }).expect(200)).body,
+      (b) => b.pending === 0,
+    );
+    expect(deliveries.items.map((d: { event_name: string }) => d.event_name).reverse()).toEqual([
+      'report.created',
+      'report-execution.created',
+      'report-execution.dispatched',
+      'report-execution.processing',
+      'report-execution.failed',
+    ]);
+    expect(receiver.of('report-execution.succeeded')).toEqual([]);
   });
 
   it('announces the other changes of the API, with the target as the API shows it', async () => {
@@ -169,6 +213,19 @@ describe('events the sandbox sends', () => {
       .sort();
     expect(emitted).toEqual([...announced].sort());
   });
+
+  it('describes each event as /docs shows it: "Sent when" its x-sandbox-emitted-by, an HTTP method keeping its capitals', () => {
+    const doc = loadSpec() as unknown as { webhooks: Record<string, { post: { description: string; 'x-sandbox-emitted-by': string | null } }> };
+    const onDemand = 'Sent on demand only (POST /_sandbox/events, or `payments-sandbox trigger NAME`): the sandbox makes no such change by itself.';
+    for (const [name, { post }] of Object.entries(doc.webhooks)) {
+      const by = post['x-sandbox-emitted-by'];
+      // "PUT /buyers/..." stays as written; "A report runs" becomes "a report runs".
+      const clause = by === null ? null : /^[A-Z]+ \//.test(by) ? by : by[0].toLowerCase() + by.slice(1);
+      expect(post.description, name).toBe(clause === null ? onDemand : `Sent when ${clause} Also on demand (POST /_sandbox/events).`);
+      expect(post.description.match(/\b[a-z][A-Z]{2,}\b/g), name).toBeNull(); // no "pUT", "dELETE"
+    }
+    expect(doc.webhooks['buyer.updated'].post.description).toBe('Sent when PUT /buyers/{buyer_id} changes a buyer. Also on demand (POST /_sandbox/events).');
+  });
 });
 
 describe('report events on a running clock', () => {
@@ -180,7 +237,7 @@ describe('report events on a running clock', () => {
     const sb = await startTestSandbox({ scenariosDir: fast });
     const receiver = await Receiver.start();
     try {
-      await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201);
+      receiver.trust((await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201)).body.secret);
       await sb.http.post('/reports').set('authorization', sb.auth).set('x-sandbox-scenario', 'fast-reports').send(ONCE_REPORT).expect(201);
       const [succeeded] = await receiver.waitFor(1, 'report-execution.succeeded');
       expect(succeeded.event.target.status).toBe('succeeded');
@@ -208,6 +265,7 @@ describe('self-check of notification bodies', () => {
     const receiver = await Receiver.start();
     try {
       const sub = (await http.post('/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201)).body;
+      receiver.trust(sub.secret);
       // A drift planted below the API: a stored buyer the contract does not allow.
       deps.namespaces.get().store.collections.buyers.update(WELL_KNOWN.buyers.default.id, { display_name: 42 as unknown as string });
       const res = await http.post('/_sandbox/events').send({ name: 'buyer.updated' }).expect(201);

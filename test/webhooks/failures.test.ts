@@ -27,8 +27,11 @@ describe('failed attempts', () => {
     await resetFrozen(sb, T0, receiver, redirectTarget);
   });
 
+  /** A subscription to `url`; its secret given to the receiver, where every subscription of these tests ends up sending. */
   async function subscribe(url: string) {
-    return (await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url }).expect(201)).body as { id: string; secret: string };
+    const subscription = (await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url }).expect(201)).body as { id: string; secret: string };
+    receiver.trust(subscription.secret);
+    return subscription;
   }
   const putBuyer = (displayName: string) => sb.http.put(`/buyers/${BUYER}`).set('authorization', sb.auth).send({ display_name: displayName }).expect(200);
   const onlyDelivery = async () => {
@@ -199,5 +202,109 @@ describe('failed attempts', () => {
       duration_ms: 0,
       error: expect.stringMatching(/merchant\.example is a reserved name \(RFC 2606\) that never resolves/),
     });
+  });
+});
+
+describe('attempts in flight, with a receiver that never answers', () => {
+  let sb: TestSandbox;
+  let hanging: Receiver;
+  let healthy: Receiver;
+  beforeAll(async () => {
+    // A long timeout: the attempts stay in flight until the test ends them.
+    sb = await startTestSandbox({ webhookTimeoutMs: 60_000 });
+    hanging = await Receiver.start('/hang');
+    healthy = await Receiver.start('/healthy');
+  });
+  afterAll(async () => {
+    await hanging.close();
+    await healthy.close();
+    sb.server.close();
+    await sb.deps.webhooks.close();
+  });
+  beforeEach(async () => {
+    await resetFrozen(sb, T0, hanging, healthy);
+    hanging.answers = ['hang'];
+  });
+  const subscribe = async (receiver: Receiver, ns = '') => {
+    const subscription = (await sb.http.post(`${ns}/_sandbox/records/webhook_subscriptions`).send({ url: receiver.url }).expect(201)).body;
+    receiver.trust(subscription.secret);
+    return subscription as { id: string; secret: string };
+  };
+  const deliveries = async (query: Record<string, string | number> = {}, ns = '') =>
+    (
+      await sb.http
+        .get(`${ns}/_sandbox/webhooks/deliveries`)
+        .query({ limit: 1000, ...query })
+        .expect(200)
+    ).body;
+
+  it('keeps at most 64 attempts in flight per namespace; the others wait their turn, and another namespace is not held up', async () => {
+    await subscribe(hanging);
+    for (let i = 0; i < 70; i++) await sb.http.post('/_sandbox/events').send({ name: 'buyer.updated' }).expect(201);
+    await hanging.waitFor(64);
+    await settle(300);
+    expect(hanging.received).toHaveLength(64); // the 65th waits for one of them to end
+    expect(hanging.hangingNow).toBe(64);
+    const waiting = await deliveries();
+    expect(waiting).toMatchObject({ total: 70, pending: 70 });
+    expect(waiting.items.every((d: { attempts: unknown[] }) => d.attempts.length === 0)).toBe(true); // none has ended an attempt
+
+    // Another namespace delivers at once meanwhile, to the same receiver: it has connections of its own.
+    hanging.answers = [{ status: 200, body: 'ok' }]; // for new requests; the 64 keep hanging
+    await sb.http.put('/ns/inflight-b/_sandbox/clock').send({ now: T0, frozen: true }).expect(200);
+    await subscribe(hanging, '/ns/inflight-b');
+    await sb.http.put(`/ns/inflight-b/buyers/${BUYER}`).set('authorization', sb.auth).send({ display_name: 'Not Held Up' }).expect(200);
+    const arrived = await hanging.waitFor(65);
+    expect(arrived.filter((n) => n.event.target.display_name === 'Not Held Up')).toHaveLength(1);
+    expect(hanging.hangingNow).toBe(64);
+    const [otherDelivery] = (await deliveries({}, '/ns/inflight-b')).items;
+    expect(otherDelivery).toMatchObject({ status: 'succeeded', attempts: [{ status_code: 200, error: null }] });
+
+    // The receiver drops the 64 connections: those attempts fail (retried in a minute), the 6 waiting go out and succeed.
+    hanging.releaseHanging();
+    await hanging.waitFor(71);
+    const after = await eventually(
+      () => deliveries(),
+      (b) => b.items.every((d: { attempts: unknown[] }) => d.attempts.length === 1),
+    );
+    expect(after.items.filter((d: { status: string }) => d.status === 'succeeded')).toHaveLength(6);
+    expect(
+      after.items.filter(
+        (d: { status: string; attempts: Array<{ status_code: number | null }> }) => d.status === 'pending' && d.attempts[0].status_code === null,
+      ),
+    ).toHaveLength(64);
+    await sb.http.post('/_sandbox/clock/advance').send({ ms: MINUTE }).expect(200);
+    const done = await eventually(
+      () => deliveries(),
+      (b) => b.pending === 0,
+    );
+    expect(done.items.every((d: { status: string }) => d.status === 'succeeded')).toBe(true);
+    expect(hanging.received).toHaveLength(135);
+  });
+
+  it('deleting the subscription aborts the attempt in flight at once and sends nothing more', async () => {
+    const subscription = await subscribe(hanging);
+    await sb.http.put(`/buyers/${BUYER}`).set('authorization', sb.auth).send({ display_name: 'Hanging' }).expect(200);
+    await hanging.waitFor(1, 'buyer.updated');
+    expect(hanging.hangingNow).toBe(1);
+    await sb.http.delete(`/webhook-subscriptions/${subscription.id}`).set('authorization', sb.auth).expect(204);
+    // Cancelled in the answer's wake, and the connection closed by the sandbox, long before the 60 s timeout.
+    const [cancelled] = (await deliveries({ event_name: 'buyer.updated' })).items;
+    expect(cancelled).toMatchObject({
+      status: 'cancelled',
+      attempts: [],
+      next_attempt_at: null,
+      error: 'cancelled: the subscription was deleted or made inactive',
+    });
+    await eventually(
+      async () => hanging.hangingNow,
+      (open) => open === 0,
+    );
+    await sb.http.post('/_sandbox/clock/advance').send({ ms: 86_400_000 }).expect(200);
+    await settle(300);
+    expect(hanging.received).toHaveLength(1);
+    expect((await deliveries({ event_name: 'buyer.updated' })).items).toEqual([
+      expect.objectContaining({ id: cancelled.id, status: 'cancelled', attempts: [] }),
+    ]);
   });
 });

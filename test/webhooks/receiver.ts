@@ -1,8 +1,10 @@
 // A real webhook receiver for the tests: a node:http server on a free loopback port that keeps
-// every notification (raw body, headers), verifies signatures the way the official client's
+// every notification (raw body, headers), verifies each on arrival the way the official client's
 // documented procedure does (HMAC-SHA256 over `timestamp.body`, any of the comma-separated
-// signatures, an optional freshness tolerance), and answers what the test tells it to: a status,
-// a redirect, or nothing at all (a hang, until the sandbox's timeout).
+// signatures, a freshness tolerance) against the subscription secrets the test gave it (trust()),
+// and answers what the test tells it to: a status, a redirect, or nothing at all (a hang, until the
+// sandbox's timeout). A notification no given secret verifies fails the test: waitFor(), of(),
+// clear() and close() throw, naming it.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,9 +17,12 @@ export interface Notification {
   event: any;
   /** What the receiver answered. */
   answered: number | 'hang';
+  /** Whether a secret the receiver was given verified it on arrival. */
+  verified: boolean;
 }
 
-export type Answer = { status: number; body?: string; location?: string } | 'hang';
+/** How far the x-service-timestamp of a notification may be from this machine's clock when it arrives. */
+const TOLERANCE_SECONDS = 300;
 
 /**
  * The official client's verification, written independently of the sandbox: true when one of the
@@ -41,6 +46,9 @@ export class Receiver {
   /** What the next notifications get; the last answer repeats. */
   answers: Answer[] = [{ status: 200, body: 'ok' }];
   private readonly hanging = new Set<() => void>();
+  /** The secrets notifications may be signed with (kept across clear(): each is random, and a late arrival of the last test still verifies). */
+  private readonly secrets = new Set<string>();
+  private unverified: Notification[] = [];
 
   private constructor(
     private readonly server: Server,
@@ -61,7 +69,10 @@ export class Receiver {
         } catch {
           event = undefined;
         }
-        receiver.received.push({ headers: req.headers, body, event, answered: answer === 'hang' ? 'hang' : answer.status });
+        const verified = [...receiver.secrets].some((secret) => verifyNotification(secret, body, req.headers, TOLERANCE_SECONDS));
+        const notification: Notification = { headers: req.headers, body, event, answered: answer === 'hang' ? 'hang' : answer.status, verified };
+        receiver.received.push(notification);
+        if (!verified) receiver.unverified.push(notification);
         if (answer === 'hang') {
           const close = () => res.destroy();
           receiver.hanging.add(close);
@@ -77,8 +88,36 @@ export class Receiver {
     return receiver;
   }
 
+  /** Notifications answered 'hang' whose connection is still open (the sandbox has neither timed out nor aborted them). */
+  get hangingNow(): number {
+    return this.hanging.size;
+  }
+
+  /** Closes the connections of the hanging notifications (their attempts fail as a reset connection). */
+  releaseHanging(): void {
+    for (const close of [...this.hanging]) close();
+  }
+
+  /** Secrets of the subscriptions that send here: every notification must verify with one of them. */
+  trust(...secrets: string[]): void {
+    for (const secret of secrets) this.secrets.add(secret);
+  }
+
+  /** Throws, naming them, when notifications came that no given secret verifies. */
+  checkVerified(): void {
+    if (this.unverified.length) throw unverifiedError(this.url, this.unverified);
+  }
+
+  /** The unverified notifications, which then no longer fail the test (for a test that expects them). */
+  takeUnverified(): Notification[] {
+    const taken = this.unverified;
+    this.unverified = [];
+    return taken;
+  }
+
   /** Notifications of one event name (all when none given). */
   of(name?: string): Notification[] {
+    this.checkVerified();
     return this.received.filter((n) => name === undefined || n.event?.name === name);
   }
 
@@ -93,9 +132,12 @@ export class Receiver {
     return this.of(name);
   }
 
+  /** Between tests: forgets what came (throwing once for what no secret verified, so that only this test fails). */
   clear(): void {
+    const unverified = this.takeUnverified();
     this.received.length = 0;
     this.answers = [{ status: 200, body: 'ok' }];
+    if (unverified.length) throw unverifiedError(this.url, unverified);
   }
 
   async close(): Promise<void> {
@@ -104,7 +146,13 @@ export class Receiver {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
     });
+    this.checkVerified();
   }
+}
+
+function unverifiedError(url: string, unverified: Notification[]): Error {
+  const names = unverified.map((n) => `${n.event?.name ?? '(not JSON)'} signed ${String(n.headers['x-service-signature']).slice(0, 20)}...`);
+  return new Error(`${url} received ${unverified.length} notification(s) no secret it was given verifies: ${names.join('; ')}`);
 }
 
 /** Polls `read` until `done` holds of its result (bounded wait), and returns that result. */

@@ -26,6 +26,7 @@ describe('steering deliveries', () => {
   beforeEach(async () => {
     await resetFrozen(sb, T0, receiver);
     subscription = (await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201)).body;
+    receiver.trust(subscription.secret);
   });
   const putBuyer = (displayName: string, ns = '') =>
     sb.http.put(`${ns}/buyers/${BUYER}`).set('authorization', sb.auth).send({ display_name: displayName }).expect(200);
@@ -41,6 +42,7 @@ describe('steering deliveries', () => {
       previous_secret_expires_at: '2030-01-15T11:00:00.000Z',
     });
     const fresh = rotated.body.secret as string;
+    receiver.trust(fresh);
     expect(fresh).not.toBe(subscription.secret);
     await putBuyer('During Rotation');
     const [during] = await receiver.waitFor(1);
@@ -107,7 +109,7 @@ describe('steering deliveries', () => {
     await sb.http.put('/ns/steer-a/_sandbox/clock').send({ now: T0, frozen: true }).expect(200);
     await sb.http.put('/ns/steer-a/_sandbox/webhooks/behaviour').send({ delay_ms: 1000 }).expect(200);
     expect((await sb.http.get('/_sandbox/webhooks/behaviour').expect(200)).body.delay_ms).toBe(0);
-    await sb.http.post('/ns/steer-a/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201);
+    receiver.trust((await sb.http.post('/ns/steer-a/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201)).body.secret);
     await putBuyer('Carried Along', '/ns/steer-a');
     const state = (await sb.http.get('/ns/steer-a/_sandbox/state').expect(200)).body;
     expect(state.parts.webhooks).toEqual({ behaviour: { delay_ms: 1000, duplicate: false, reorder: false }, dropped: 0 });
@@ -200,6 +202,7 @@ describe('a subscription from a fixtures file', () => {
     try {
       const record = (await sb.http.get(`/_sandbox/records/webhook_subscriptions/${id}`).expect(200)).body;
       expect(record).toMatchObject({ active: true, secret: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      receiver.trust(record.secret);
       await sb.http.put(`/buyers/${BUYER}`).set('authorization', sb.auth).send({ display_name: 'From Fixtures' }).expect(200);
       const [notification] = await receiver.waitFor(1, 'buyer.updated');
       expect(verifyNotification(record.secret, notification.body, notification.headers)).toBe(true);

@@ -188,7 +188,20 @@ document.addEventListener('click', (event) => {
   }
   const copy = target.closest<HTMLElement>('[data-copy]');
   if (copy) void copyFrom(copy.dataset.copy as string);
+  const start = target.closest<HTMLButtonElement>('button[data-confirm-start]');
+  if (start) showConfirm(start, true);
+  const cancel = target.closest<HTMLButtonElement>('button[data-confirm-cancel]');
+  if (cancel) showConfirm(cancel.closest('.confirmable')?.querySelector('button[data-confirm-start]') as HTMLButtonElement, false);
 });
+
+/** A ConfirmedApiButton's second step, shown (the focus on its confirm button) or hidden again (the focus back on the first). */
+function showConfirm(start: HTMLButtonElement, shown: boolean): void {
+  const step = start.parentElement?.querySelector<HTMLElement>('[data-confirm]');
+  if (!step) return;
+  step.hidden = !shown;
+  start.setAttribute('aria-expanded', String(shown));
+  (shown ? step.querySelector<HTMLButtonElement>('button[data-api]') : start)?.focus();
+}
 
 document.addEventListener('submit', (event) => {
   const form = event.target as HTMLFormElement;

@@ -111,7 +111,7 @@ export function startRequests(root: HTMLElement): () => void {
     document.getElementById('detail-title')?.focus();
   }
 
-  /** Follows the stream until `signal` aborts; reconnects (and reads the list again) when it breaks. */
+  /** Follows the stream until it breaks or `signal` aborts (then it stops at once, mid-batch too). */
   async function follow(q: URLSearchParams, signal: AbortSignal, connected: () => void): Promise<void> {
     const res = await fetch(`${listUrl}/stream?${q}&view=summary`, { headers: controlHeaders(), signal });
     if (!res.ok || !res.body) {
@@ -141,6 +141,7 @@ export function startRequests(root: HTMLElement): () => void {
           notice.hidden = false;
           notice.textContent = `${payload.message} Reload the list to see them.`;
         } else if (name === 'reload') void load();
+        if (signal.aborted) return; // load() started over (a reload, or live again after a break)
       }
     }
   }
@@ -155,12 +156,16 @@ export function startRequests(root: HTMLElement): () => void {
     notice.hidden = true;
     setLive('off', 'Connecting…');
     const q = query();
-    // Follow first, then read: what arrives in between is in both, and shown once.
+    // Follow first, then read: what arrives in between is in both, and shown once. A stream that
+    // breaks (or never connects) is tried again each second; once one is live after that, the list
+    // is read again from the start (load()), since requests recorded while none was live would
+    // otherwise never show.
     const ready = new Promise<void>((resolve) => {
       const stream = async () => {
         for (let attempt = 0; !own.signal.aborted; attempt++) {
           try {
             await follow(q, own.signal, () => {
+              if (attempt > 0) return void load(); // live again: read what the break missed
               setLive('on', 'Live');
               resolve();
             });
@@ -169,7 +174,6 @@ export function startRequests(root: HTMLElement): () => void {
             setLive('off', `Not live (${(err as Error).message}); retrying…`);
             resolve();
             await new Promise((r) => setTimeout(r, 1000));
-            if (!own.signal.aborted && attempt > 0) return void load(); // back after a break: the list may have missed some
           }
         }
       };

@@ -1,12 +1,13 @@
 // Namespaces and tokens: the namespaces there are (GET /_sandbox/namespaces), reset one
-// (POST /ns/{name}/_sandbox/reset) or drop it (DELETE /_sandbox/namespaces/{name}); mint a bearer
+// (POST /ns/{name}/_sandbox/reset) or drop it (DELETE /_sandbox/namespaces/{name}), what loses the
+// journal or the namespace only after a confirm step; mint a bearer
 // token for a key pair and scopes (POST /_sandbox/tokens) and copy it. Through a namespace, as in
 // the control API, only that namespace is listed and changed.
 import { WELL_KNOWN } from '../../../fixtures/well-known.js';
 import { PageHeading } from '../layout.js';
 import { controlPath, controlRead } from '../read.js';
 import type { ConsolePage, ConsoleView } from '../types.js';
-import { ApiButton, ApiForm, Field, Instant, relative, TableHead } from '../ui.js';
+import { ApiButton, ApiForm, ConfirmedApiButton, Field, Instant, relative, TableHead } from '../ui.js';
 
 const WELL_KNOWN_KEYS = new Set(Object.values(WELL_KNOWN.keyPairs).map((pair) => pair.id));
 
@@ -34,10 +35,17 @@ export const namespacesPage: ConsolePage = {
         <PageHeading page={namespacesPage} />
         <section aria-labelledby="namespaces-title" class="panel">
           <h2 id="namespaces-title">Namespaces</h2>
-          <p>
-            {list.count} besides default, at most {list.cap} (<code>--namespace-cap</code>); one idle for {list.idle_seconds} s may be evicted to make room;{' '}
-            {list.evicted} evicted so far.
-          </p>
+          {list.evicted === undefined ? (
+            <p>
+              This namespace only: the others are listed in the console at the root (<a href="/_sandbox/console/namespaces">/_sandbox/console</a>). At most{' '}
+              {list.cap} besides default (<code>--namespace-cap</code>); one idle for {list.idle_seconds} s may be evicted to make room.
+            </p>
+          ) : (
+            <p>
+              {list.count} besides default, at most {list.cap} (<code>--namespace-cap</code>); one idle for {list.idle_seconds} s may be evicted to make room;{' '}
+              {list.evicted} evicted so far.
+            </p>
+          )}
           <div class="table-wrap">
             <table id="namespaces-table">
               <caption>Namespaces, with their records and journal</caption>
@@ -60,22 +68,24 @@ export const namespacesPage: ConsolePage = {
                         <ApiButton method="POST" path={namespacePath(ns.name, '/reset')} body={{}} done={`Namespace ${ns.name} reset to the fixtures.`}>
                           Reset {ns.name}
                         </ApiButton>
-                        <ApiButton
+                        <ConfirmedApiButton
                           method="POST"
                           path={namespacePath(ns.name, '/reset')}
                           body={{ journal: true }}
                           done={`Namespace ${ns.name} reset, its journal cleared.`}
+                          confirm={`Reset ${ns.name} and clear its journal`}
                         >
-                          Reset {ns.name} and its journal
-                        </ApiButton>
+                          {`Reset ${ns.name} and its journal`}
+                        </ConfirmedApiButton>
                         {ns.name === 'default' ? null : (
-                          <ApiButton
+                          <ConfirmedApiButton
                             method="DELETE"
                             path={controlPath(view, `/namespaces/${encodeURIComponent(ns.name)}`)}
                             done={`Namespace ${ns.name} dropped.`}
+                            confirm={`Drop ${ns.name}`}
                           >
-                            Drop {ns.name}
-                          </ApiButton>
+                            {`Drop ${ns.name}`}
+                          </ConfirmedApiButton>
                         )}
                       </td>
                     </tr>

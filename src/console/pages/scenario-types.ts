@@ -11,6 +11,8 @@ export interface ScenarioItem {
   steps: Array<Record<string, any>>;
   /** The path report executions take while the scenario is active (report scenarios). */
   report_execution?: { path: string[] } | null;
+  /** How it steers the webhook deliveries of the requests it matches (its webhooks field). */
+  webhooks?: { delay_ms?: number; copies?: number; reorder?: boolean } | null;
 }
 
 /** GET /_sandbox/scenarios/{name}: the definition as written and the counters. */

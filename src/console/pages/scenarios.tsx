@@ -31,10 +31,16 @@ export function stepText(step: Record<string, any>, last: boolean): string {
   return last ? `${what}${delay}` : `${what}${delay} ×${step.times ?? 1}`;
 }
 
-/** What the scenario does, step by step or as the path of report executions. */
+/** What the scenario does, step by step or as the path of report executions; and to the webhook deliveries of its requests. */
 function stepsText(s: ScenarioItem): string {
   if (s.report_execution) return `report executions go ${s.report_execution.path.join(' → ')}`;
-  return s.steps.map((step, i) => stepText(step, i === s.steps.length - 1)).join(', then ');
+  const steps = s.steps.map((step, i) => stepText(step, i === s.steps.length - 1)).join(', then ');
+  return s.webhooks ? `${steps}; webhook deliveries ${webhooksText(s.webhooks)}` : steps;
+}
+
+function webhooksText(w: NonNullable<ScenarioItem['webhooks']>): string {
+  const parts = [w.delay_ms ? `${w.delay_ms} ms late` : '', w.copies && w.copies > 1 ? `×${w.copies}` : '', w.reorder ? 'newest first' : ''].filter(Boolean);
+  return parts.length ? parts.join(', ') : 'as the namespace behaviour says';
 }
 
 /** The operations a scenario applies to: named when few, counted (and listed on demand) when many. */

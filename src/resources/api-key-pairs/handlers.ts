@@ -13,7 +13,7 @@ export const apiKeyPairHandlers: HandlerMap = {
    * pair with the same public key (409).
    */
   async createApiKeyPair(ctx) {
-    const { ns, db, body, now, principal, merchantAccountId } = ctx;
+    const { db, body, now, principal } = ctx;
     const algorithm: 'ECDSA' | 'RSA' = body.algorithm ?? 'ECDSA';
     const problems: ValidationItem[] = [];
     const roles = knownRoles(ctx, problems);
@@ -55,7 +55,7 @@ export const apiKeyPairHandlers: HandlerMap = {
       role_ids: roles.map((r) => r.id),
     };
     db.api_key_pairs.insert(pair);
-    ns.announce('api-key-pair.created', merchantAccountId, 'api_key_pairs', pair); // the event's target never holds the private key
+    ctx.announce('api-key-pair.created', 'api_key_pairs', pair); // the event's target never holds the private key
     // The private key exists only in this response: it is not in the record, nor anywhere else.
     return { body: serializeApiKeyPair(db, pair, privateKey) };
   },

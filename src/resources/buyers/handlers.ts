@@ -6,7 +6,8 @@ const UPDATABLE = ['display_name', 'external_identifier', 'account_number'] as c
 
 export const buyerHandlers: HandlerMap = {
   /** Merges the given fields (billing_details replaced as a whole) and moves updated_at. */
-  updateBuyer({ ns, db, params, body, merchantAccountId, now }) {
+  updateBuyer(ctx) {
+    const { db, ns, params, body, merchantAccountId, now } = ctx;
     const buyer = findOwned(db.buyers, params.buyer_id, merchantAccountId, 'Buyer');
     const patch: Record<string, unknown> = { updated_at: now };
     // Copy only known fields: unknown keys (including __proto__) never reach the record.
@@ -17,7 +18,7 @@ export const buyerHandlers: HandlerMap = {
     if (!ns.wantsChanges(merchantAccountId)) return { body: serializeBuyer(updated) };
     // Notified: the answer's JSON is the event's target too, serialized once for both.
     const json = JSON.stringify(serializeBuyer(updated));
-    ns.announce('buyer.updated', merchantAccountId, 'buyers', updated, Number.NaN, json);
+    ctx.announce('buyer.updated', 'buyers', updated, json);
     return { json };
   },
 };

@@ -43,7 +43,7 @@ export const reportHandlers: HandlerMap = {
       next_execution_at: next === null ? null : new Date(next).toISOString(),
     };
     db.reports.insert(report);
-    ns.announce('report.created', merchantAccountId, 'reports', report);
+    ctx.announce('report.created', 'reports', report);
     // A `once` report runs at creation: its execution exists when the response is sent. The response
     // still shows next_execution_at as computed (that run's instant); the stored report then has null.
     catchUpReports(ns, ctx.slot(REQUEST_LIFECYCLE) ?? null);
