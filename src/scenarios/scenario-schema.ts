@@ -3,6 +3,7 @@
 // sent; openapi.admin.json carries the same schema as ScenarioDefinition (a test keeps them equal).
 // Cross-checks the schema cannot express (operations and statuses of openapi.json, one action per
 // step, regular expressions that compile) are made in compile-scenario.ts.
+import { HEADER_NAME_PATTERN, JSON_POINTER_PATTERN } from '../spec/schema-compiler.js';
 import { COLLECTION_NAMES } from '../store/records.js';
 import { DURATION_PATTERN } from './duration.js';
 
@@ -12,7 +13,7 @@ const EXECUTION_STATUSES = ['pending', 'dispatched', 'processing', 'succeeded', 
 const headers = {
   type: 'object',
   maxProperties: 20,
-  propertyNames: { pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$" },
+  propertyNames: { pattern: HEADER_NAME_PATTERN },
   additionalProperties: { type: 'string', maxLength: 1000, pattern: '^[\\t\\x20-\\x7e]*$' },
   description: 'Extra headers on the answer.',
 };
@@ -112,14 +113,14 @@ const match = {
     headers: {
       type: 'object',
       maxProperties: 20,
-      propertyNames: { pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$" },
+      propertyNames: { pattern: HEADER_NAME_PATTERN },
       additionalProperties: valueCondition,
       description: 'Request headers by name, in any case (header names are case-insensitive).',
     },
     body: {
       type: 'object',
       maxProperties: 20,
-      propertyNames: { pattern: '^(/.*)?$', maxLength: 500 },
+      propertyNames: { pattern: JSON_POINTER_PATTERN, maxLength: 500 },
       additionalProperties: valueCondition,
       description: 'Values of the JSON body by JSON pointer (e.g. /name).',
     },
