@@ -122,9 +122,10 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
   webhook_subscriptions: owned('WebhookSubscriptionRecord', 'webhook-subscription', {
     shownAsStored: true,
     defaults: () => ({ active: true, secret: generateSecret() }),
-    // The schema's uri format lets `http://` and port 99999 through: every delivery to them would fail.
+    // The schema's uri format lets `http://`, port 0 or 99999 and user:password@ through: every delivery to them would
+    // fail or drop the credentials. It refuses a non-ASCII host with a bare "must be a valid uri": this says why.
     problems: (record) => {
-      const problem = urlProblem(record.url);
+      const problem = typeof record.url === 'string' ? urlProblem(record.url) : null;
       return problem ? [{ location: 'body', pointer: '/url', type: 'url_parsing', message: `Body field 'url': ${problem}.` }] : [];
     },
   }),
@@ -209,6 +210,11 @@ export function recordProblems(compiler: SchemaCompiler, collection: CollectionN
       e.keyword === 'unevaluatedProperties' ? { ...e, keyword: 'additionalProperties', params: { additionalProperty: e.params.unevaluatedProperty } } : e,
     );
     details = toErrorDetails('body', errors);
+    // A field the shape explains better than the schema can (why a URL can receive nothing): its message replaces the schema's.
+    if (beyondSchema && record !== null && typeof record === 'object' && !Array.isArray(record)) {
+      const explained = beyondSchema(record as AnyRecord);
+      details = details.map((d) => explained.find((e) => e.pointer === d.pointer) ?? d);
+    }
   }
   return details.map((d) => ({
     ...d,
