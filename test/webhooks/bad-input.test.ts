@@ -35,6 +35,34 @@ describe('bad input to the webhook control routes', () => {
     expect(res.body).toEqual(body);
   });
 
+  it('takes status= as the outcome filter (named like the record field), refusing a bad one or one that contradicts outcome', async () => {
+    const ns = '/ns/status-alias';
+    await sb.http.post(`${ns}/_sandbox/records/webhook_subscriptions`).send({ url: 'http://127.0.0.1:9/hooks' }).expect(201);
+    const emitted = await sb.http.post(`${ns}/_sandbox/events`).send({ name: 'buyer.updated' }).expect(201);
+    const id = emitted.body.deliveries[0].id;
+    const list = async (query: string) => (await sb.http.get(`${ns}/_sandbox/webhooks/deliveries?${query}`).expect(200)).body;
+    const pending = await list('status=pending');
+    expect(pending.total).toBe(1);
+    expect(pending.items.map((d: { id: string; status: string }) => [d.id, d.status])).toEqual([[id, 'pending']]);
+    expect((await list('status=succeeded')).total).toBe(0);
+    expect((await list('outcome=succeeded')).total).toBe(0);
+    expect((await list('outcome=pending&status=pending')).total).toBe(1);
+    const both = await sb.http.get(`${ns}/_sandbox/webhooks/deliveries?outcome=pending&status=failed`);
+    expect(both.status).toBe(400);
+    expect(both.body).toEqual(
+      bad(
+        'query',
+        '/status',
+        'conflicting_filter',
+        'Give outcome or status, not two different statuses.',
+        'Query parameters outcome (pending) and status (failed) are the same filter: give one of them.',
+      ),
+    );
+    const wrong = await sb.http.get(`${ns}/_sandbox/webhooks/deliveries?status=ok`);
+    expect(wrong.status).toBe(400);
+    expect(wrong.body).toEqual(bad('query', '/status', 'enum', `Query parameter 'status' must be one of: "pending", "succeeded", "failed", "cancelled".`));
+  });
+
   it.each([
     ['{"keep_previous_seconds":-1}', bad('body', '/keep_previous_seconds', 'greater_than_equal', "Body field 'keep_previous_seconds' must be at least 0.")],
     ['{"keep_previous_seconds":1.5}', bad('body', '/keep_previous_seconds', 'int_type', "Body field 'keep_previous_seconds' must be of type integer.")],
