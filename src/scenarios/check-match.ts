@@ -1,6 +1,8 @@
 // The conditions of a scenario's `match` that the schema cannot check: HTTP methods, regular
-// expressions that compile and cannot take exponential time, and JSON pointers whose escapes are
-// RFC 6901's (~0, ~1): a condition that can never hold is refused, not left silently idle.
+// expressions that compile and cannot take exponential time, JSON pointers whose escapes are
+// RFC 6901's (~0, ~1), path patterns without a query or percent-escapes, one condition per header
+// name, text conditions that some text can equal: a condition that can never hold is refused, not
+// left silently idle.
 import { regExpProblem } from './request-match.js';
 import type { MatchSpec, ValueCondition } from './types.js';
 

@@ -4,7 +4,8 @@
 // A scenario with `webhooks` and nothing else passes every request it matches; without operations
 // or match.method / match.path it matches the operations that announce events (openapi.json
 // webhooks' x-sandbox-emitted-by), so that activating it steers every notification a request
-// causes and touches no other call.
+// causes and touches no other call. Steering that could never act (steps that only fail, operations
+// none of which announces) is refused when the scenario is compiled.
 import type { DeliverySteering } from '../namespace/announce.js';
 import type { Operation, SpecIndex } from '../spec/operations.js';
 import type { Step } from './types.js';
