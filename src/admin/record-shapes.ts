@@ -210,10 +210,10 @@ export function recordProblems(compiler: SchemaCompiler, collection: CollectionN
       e.keyword === 'unevaluatedProperties' ? { ...e, keyword: 'additionalProperties', params: { additionalProperty: e.params.unevaluatedProperty } } : e,
     );
     details = toErrorDetails('body', errors);
-    // A field the shape explains better than the schema can (why a URL can receive nothing): its message replaces the schema's.
-    if (beyondSchema && record !== null && typeof record === 'object' && !Array.isArray(record)) {
+    // A format the shape explains better than the schema's "must be a valid uri" (a non-ASCII host): its message replaces it.
+    if (beyondSchema && details.some((d) => d.type === 'url_parsing') && record !== null && typeof record === 'object' && !Array.isArray(record)) {
       const explained = beyondSchema(record as AnyRecord);
-      details = details.map((d) => explained.find((e) => e.pointer === d.pointer) ?? d);
+      details = details.map((d) => (d.type === 'url_parsing' ? (explained.find((e) => e.pointer === d.pointer) ?? d) : d));
     }
   }
   return details.map((d) => ({
