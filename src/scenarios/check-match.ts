@@ -3,6 +3,7 @@
 // RFC 6901's (~0, ~1), path patterns without a query or percent-escapes, one condition per header
 // name, text conditions that some text can equal: a condition that can never hold is refused, not
 // left silently idle.
+import { escapePointer } from '../spec/schema-compiler.js';
 import { regExpProblem } from './request-match.js';
 import type { MatchSpec, ValueCondition } from './types.js';
 
@@ -19,7 +20,7 @@ export function checkMatch(match: MatchSpec, at: (p: string, m: string) => void)
   const headerNames = new Map<string, string>();
   for (const part of ['query', 'headers', 'body'] as const) {
     for (const [key, condition] of Object.entries(match[part] ?? {})) {
-      const pointer = `/match/${part}/${pointerToken(key)}`;
+      const pointer = `/match/${part}/${escapePointer(key)}`;
       if (part === 'headers') {
         const first = headerNames.get(key.toLowerCase());
         if (first !== undefined) at(pointer, `'${key}' names the same header as '${first}' (header names are case-insensitive): give one condition for it`);
@@ -38,9 +39,6 @@ export function checkMatch(match: MatchSpec, at: (p: string, m: string) => void)
     }
   }
 }
-
-/** A key as a token of a JSON pointer (RFC 6901). */
-const pointerToken = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
  * The request path is tested without its query string and percent-decoded (as routing sees it):

@@ -86,7 +86,8 @@ const TYPE_CODES: Record<string, string> = {
   null: 'none_required',
 };
 
-const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+/** A key as a token of a JSON pointer (RFC 6901: ~ as ~0, / as ~1). */
+export const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Header names are HTTP tokens (RFC 9110 section 5.6.2), at most 100 characters here. */
 export const HEADER_NAME_PATTERN = "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$";
