@@ -122,9 +122,10 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
   webhook_subscriptions: owned('WebhookSubscriptionRecord', 'webhook-subscription', {
     shownAsStored: true,
     defaults: () => ({ active: true, secret: generateSecret() }),
-    // The schema's uri format lets `http://` and port 99999 through: every delivery to them would fail.
+    // The schema's uri format lets `http://`, port 0 or 99999 and user:password@ through: every delivery to them would
+    // fail or drop the credentials. It refuses a non-ASCII host with a bare "must be a valid uri": this says why.
     problems: (record) => {
-      const problem = urlProblem(record.url);
+      const problem = typeof record.url === 'string' ? urlProblem(record.url) : null;
       return problem ? [{ location: 'body', pointer: '/url', type: 'url_parsing', message: `Body field 'url': ${problem}.` }] : [];
     },
   }),
@@ -209,6 +210,11 @@ export function recordProblems(compiler: SchemaCompiler, collection: CollectionN
       e.keyword === 'unevaluatedProperties' ? { ...e, keyword: 'additionalProperties', params: { additionalProperty: e.params.unevaluatedProperty } } : e,
     );
     details = toErrorDetails('body', errors);
+    // A format the shape explains better than the schema's "must be a valid uri" (a non-ASCII host): its message replaces it.
+    if (beyondSchema && details.some((d) => d.type === 'url_parsing') && record !== null && typeof record === 'object' && !Array.isArray(record)) {
+      const explained = beyondSchema(record as AnyRecord);
+      details = details.map((d) => (d.type === 'url_parsing' ? (explained.find((e) => e.pointer === d.pointer) ?? d) : d));
+    }
   }
   return details.map((d) => ({
     ...d,

@@ -10,6 +10,19 @@ import type { AdminContext, AdminHandlerMap } from './types.js';
 
 type AnyRecord = Record<string, any> & { id: string };
 
+/**
+ * `status` is `outcome` under the record field's name: unknown query parameters are ignored on the
+ * control list routes, and a filter by the field's name must not be.
+ */
+function statusFilter(outcome: string | undefined, status: string | undefined): string | undefined {
+  if (outcome !== undefined && status !== undefined && outcome !== status) {
+    throw ApiError.badRequest(`Query parameters outcome (${outcome}) and status (${status}) are the same filter: give one of them.`, [
+      { location: 'query', pointer: '/status', type: 'conflicting_filter', message: 'Give outcome or status, not two different statuses.' },
+    ]);
+  }
+  return outcome ?? status;
+}
+
 export const webhookHandlers: AdminHandlerMap = {
   triggerEvent(ctx) {
     const hub = hubOf(ctx);
@@ -59,7 +72,8 @@ export const webhookHandlers: AdminHandlerMap = {
 
   listWebhookDeliveries(ctx) {
     const hub = hubOf(ctx);
-    const { subscription_id: subscriptionId, event_name: eventName, event_id: eventId, outcome, limit, offset } = ctx.query;
+    const { subscription_id: subscriptionId, event_name: eventName, event_id: eventId, limit, offset } = ctx.query;
+    const outcome = statusFilter(ctx.query.outcome, ctx.query.status);
     const rows = ctx.ns.store.collections.webhook_deliveries.all();
     const matching: WebhookDeliveryRecord[] = [];
     // Newest first: records are kept in the order they were made.

@@ -154,6 +154,20 @@ export class Cluster implements ClusterControl {
     );
   }
 
+  /**
+   * A change to a namespace while Redis cannot be reached is refused before it is made: it could not
+   * be recorded, and a change made and then refused would stay in memory, shown by reads although
+   * never acknowledged. (Redis lost during the change itself still answers 503 after it: see
+   * redis-persistence.ts.)
+   */
+  checkWritable(method: string): void {
+    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || this.redis.client.status === 'ready') return;
+    throw ApiError.unavailable(
+      `The shared store (Redis at ${this.redis.address}) cannot be reached, so this change was not made. Retry once Redis is back; this node reconnects by itself.`,
+      1,
+    );
+  }
+
   health() {
     const connected = this.redis.client.status === 'ready';
     return {

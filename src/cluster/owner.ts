@@ -21,26 +21,17 @@ import type { NamespaceRegistry } from '../namespace/registry.js';
 import { Store } from '../store/store.js';
 import { KEYS, nsKeys, type SandboxRedis } from './redis.js';
 import { type LeaseHandle, RedisPersistence, type StoreCounters } from './redis-persistence.js';
-import { applyParts, decodeNamespace, packRecords, partsOf, type StoredNamespace } from './state-codec.js';
+import { applyParts, decodeNamespace, type StoredNamespace } from './state-codec.js';
+import { type Shipped, VolatileWriter } from './volatile-writer.js';
 
-export interface Owned extends LeaseHandle {
+export interface Owned extends Shipped {
   epoch: number;
   /** performance.now() past which it is not served from memory. */
   deadline: number;
   acquiredAt: number;
   /** Being handed over: flushed, then released. */
   leaving: boolean;
-  /** A request used it since the last volatile write. */
-  touched: boolean;
   persistence: RedisPersistence | null;
-  /** The journal's last id and generation written to Redis, how many entries and bytes its chunks hold there, and when they were last sent. */
-  journalSent: number;
-  journalGeneration: number;
-  journalInRedis: number;
-  journalBytesInRedis: number;
-  journalShippedAt: number;
-  /** The volatile parts last written (without their time). */
-  volatileSent: string;
   /** The volatile write in progress: one at a time per namespace (a handover's and the periodic one would send entries twice). */
   volatileWriting: Promise<void> | null;
 }
@@ -55,15 +46,6 @@ export interface OwnershipOptions {
   publish(message: { type: 'handover' | 'released'; ns: string }): void;
   log(level: 'info' | 'warn', fields: Record<string, unknown>, message: string): void;
 }
-
-/**
- * The journal follows in Redis within JOURNAL_BYTES_PER_S per node: a node answering thousands of
- * requests a second would otherwise send every entry (2 KB and more each), tens of MB a second,
- * which costs its answers a third of their speed. Past the budget a namespace's new entries wait,
- * at most JOURNAL_MAX_DEFER_MS, and are then sent (the newest the journal still holds).
- */
-const JOURNAL_BYTES_PER_S = 4 * 1024 * 1024;
-export const JOURNAL_MAX_DEFER_MS = 5_000;
 
 /** A namespace taken less than this long ago is not handed over yet (two proxies briefly disagreeing must not bounce it). */
 const MIN_HOLD_MS = 300;
@@ -82,9 +64,8 @@ export class Ownership {
   /** Handovers in progress. */
   private readonly leavingNow = new Set<Promise<void>>();
   private readonly persistenceOf = new WeakMap<Store, RedisPersistence>();
-  /** Bytes of journal this node may still send now (refilled at JOURNAL_BYTES_PER_S, at most a second's worth). */
-  private journalBudget = JOURNAL_BYTES_PER_S;
-  private journalBudgetAt = performance.now();
+  /** Ships the journal entries and step counters (volatile-writer.ts). */
+  private readonly volatile: VolatileWriter;
   private unwritten = { loggedAt: Number.NEGATIVE_INFINITY, since: 0 };
   private readonly margin: number;
   /** Most time a request waits for a namespace to become this node's. */
@@ -93,6 +74,7 @@ export class Ownership {
   constructor(private readonly options: OwnershipOptions) {
     this.margin = Math.max(100, Math.round(options.leaseMs / 10));
     this.waitMs = options.leaseMs + 1_000;
+    this.volatile = new VolatileWriter(options.redis, options.journalSize, this.counters);
   }
 
   setRegistry(registry: NamespaceRegistry): void {
@@ -474,70 +456,13 @@ export class Ownership {
   /** `force`: the whole journal now, whatever the budget (a handover, a stop). One write at a time per namespace. */
   private async writeVolatile(owned: Owned, force = false, ns = this.registry.peek(owned.name)): Promise<void> {
     while (owned.volatileWriting) await owned.volatileWriting.catch(() => undefined);
-    const writing = this.sendVolatile(owned, force, ns);
+    const writing = this.volatile.send(owned, force, ns);
     owned.volatileWriting = writing;
     try {
       await writing;
     } finally {
       owned.volatileWriting = null;
     }
-  }
-
-  private async sendVolatile(owned: Owned, force: boolean, ns: Namespace | undefined): Promise<void> {
-    if (!ns || owned.lost) return;
-    const journal = ns.existingPart(JOURNAL);
-    let records = journal ? journal.recordsAfter(owned.journalSent) : [];
-    let bytes = sizeOf(records);
-    const regenerated = journal !== undefined && journal.generation !== owned.journalGeneration;
-    // Cleared or imported since, or its chunks in Redis hold twice what it keeps: written again whole.
-    const oversized =
-      journal !== undefined &&
-      (owned.journalInRedis + records.length > 2 * Math.max(1, this.options.journalSize) ||
-        owned.journalBytesInRedis + bytes > 2 * Math.max(1 << 20, journal.allocatedBytes));
-    let cleared = regenerated || oversized;
-    if (cleared && journal) {
-      records = journal.recordsAfter(0);
-      bytes = sizeOf(records);
-    }
-    const now = performance.now();
-    this.journalBudget = Math.min(JOURNAL_BYTES_PER_S, this.journalBudget + ((now - this.journalBudgetAt) / 1000) * JOURNAL_BYTES_PER_S);
-    this.journalBudgetAt = now;
-    if (!force && !regenerated && bytes > this.journalBudget && now - owned.journalShippedAt < JOURNAL_MAX_DEFER_MS) {
-      records = []; // over the budget: these entries wait (the counters below still go)
-      bytes = 0;
-      cleared = false;
-      owned.touched = true;
-    }
-    this.journalBudget -= bytes;
-    const gen = owned.persistence?.gen ?? 0;
-    const volatile = JSON.stringify({ gen, parts: partsOf(ns) });
-    const changed = volatile !== owned.volatileSent;
-    if (!changed && records.length === 0 && !cleared) return;
-    const keys = nsKeys(owned.name);
-    // What was sent: the newest id only when the entries went (deferred ones are sent later).
-    const lastId = records.length > 0 || cleared ? (journal?.lastId ?? 0) : owned.journalSent;
-    const meta = JSON.stringify({ last_id: lastId, dropped: journal?.dropped ?? 0 });
-    const text = changed ? `${volatile.slice(0, -1)},"at":"${new Date().toISOString()}"}` : '';
-    const generation = journal?.generation ?? 0;
-    this.counters.roundTrips++;
-    try {
-      await this.options.redis.runAfterPush(
-        keys.journalStaging,
-        records.length ? packRecords(records) : null, // packed now, synchronously: the journal's views are valid until its next entry
-        'volatileCommit',
-        [keys.lease, keys.volatile, keys.journal, keys.journalMeta, keys.journalStaging],
-        [owned.holder, text, meta, cleared ? '1' : '0'],
-      );
-    } catch (err) {
-      this.counters.failures++;
-      throw err;
-    }
-    owned.volatileSent = volatile;
-    owned.journalSent = lastId;
-    owned.journalGeneration = generation;
-    owned.journalInRedis = (cleared ? 0 : owned.journalInRedis) + records.length;
-    owned.journalBytesInRedis = (cleared ? 0 : owned.journalBytesInRedis) + bytes;
-    if (records.length > 0 || cleared) owned.journalShippedAt = performance.now();
   }
 
   private async redisCall<T>(call: () => Promise<T>): Promise<T> {
@@ -552,10 +477,4 @@ export class Ownership {
       );
     }
   }
-}
-
-function sizeOf(records: readonly Buffer[]): number {
-  let bytes = 0;
-  for (const record of records) bytes += record.length;
-  return bytes;
 }

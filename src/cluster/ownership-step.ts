@@ -27,6 +27,7 @@ export function ownNamespace(cluster: Cluster, registry: NamespaceRegistry, skip
       const owned = ownership.serving(call.namespaceName);
       if (owned !== undefined) {
         owned.touched = true;
+        cluster.checkWritable(call.method);
         return;
       }
       if (skip(call)) return;

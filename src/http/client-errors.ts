@@ -3,25 +3,90 @@
 //  - what Node's parser or timer refuses (headers too large, a request that did not arrive within
 //    the timeout, bytes that are not HTTP): answered on the socket, which is closed;
 //  - an HTTP/1.1 request without a Host header (Node's own check is turned off for this), or one
-//    @hono/node-server cannot make a URL of (a Host that is not host[:port], a backslash in the path).
+//    @hono/node-server cannot make a URL of (a Host that is not host[:port], a backslash in the path);
+//  - what Node would answer bare or not at all: CONNECT (405, closed), an Expect other than
+//    100-continue (417), two Host headers (400, RFC 9112 3.2), an HTTP version other than 1.0/1.1
+//    on the HTTP/1 listener (505), and a path with a dot segment (400, request-target.ts).
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { ApiError, errorBody } from '../errors/api-error.js';
+import { dotSegmentError, hasDotSegment } from './request-target.js';
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  417: 'Expectation Failed',
+  431: 'Request Header Fields Too Large',
+  505: 'HTTP Version Not Supported',
+};
 
-/** The error Node's parser or timer raised, as the reference's error. */
-export function clientErrorOf(code: string | undefined): ApiError {
+/** What to fix, for each error code of Node's HTTP parser (llhttp) a client's bytes can cause. */
+const PARSER_ERRORS: Record<string, string> = {
+  HPE_INVALID_URL:
+    "the request target holds a character that must be percent-encoded (a space, a tab, a backslash, a control character or a non-ASCII character such as 'ü'), or does not start with /",
+  HPE_INVALID_HEADER_TOKEN:
+    'a header name or value holds a forbidden character (a control character such as NUL, a space or separator in a name, or a value continued on the next line: obs-fold)',
+  HPE_INVALID_METHOD: 'the method is not one HTTP knows; send GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS',
+  HPE_INVALID_VERSION: 'the request line does not end with HTTP/1.1 (or HTTP/1.0)',
+  HPE_INVALID_CONSTANT: 'the request line is not METHOD /path HTTP/1.1',
+  HPE_LF_EXPECTED: 'a line does not end with CRLF',
+  HPE_CR_EXPECTED: 'a line does not end with CRLF',
+  HPE_STRICT: 'a line does not end with CRLF, or the request holds a character HTTP forbids there',
+  HPE_UNEXPECTED_SPACE: 'the request line holds a space too many, or a header line starts with whitespace',
+  HPE_INVALID_CONTENT_LENGTH: 'the Content-Length header is not a single number, or is sent twice with different values',
+  HPE_UNEXPECTED_CONTENT_LENGTH: 'the request has both Content-Length and Transfer-Encoding: chunked; send one of them',
+  HPE_INVALID_TRANSFER_ENCODING: 'the Transfer-Encoding header is not one the sandbox reads; send chunked as its last coding, or a Content-Length',
+  HPE_INVALID_CHUNK_SIZE: 'a chunk of the chunked body does not start with its size in hexadecimal',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 'the chunk extensions of the chunked body are too long',
+  HPE_INVALID_EOF_STATE: 'the connection ended in the middle of the request',
+};
+
+/** The request line's length in the bytes Node's parser had when it refused them (a URL too long fills the header limit alone). */
+function requestLineLength(rawPacket: Buffer | undefined): number {
+  if (!rawPacket) return 0;
+  const crlf = rawPacket.indexOf(13);
+  return crlf < 0 ? rawPacket.length : crlf;
+}
+
+/** Node's limit on the request line and headers together (--max-http-header-size). */
+const HEADER_LIMIT_KIB = 16;
+
+/** The error Node's parser or timer raised, as the reference's error (`rawPacket`: the bytes it refused, if it gives them). */
+export function clientErrorOf(code: string | undefined, rawPacket?: Buffer): ApiError {
   if (code === 'HPE_HEADER_OVERFLOW') {
-    return new ApiError(431, 'request_header_fields_too_large', 'The request headers are larger than 16 KiB; send fewer or shorter headers.');
+    const lineLength = requestLineLength(rawPacket);
+    // Most of the limit taken by the request line: it is the URL that is too long, not the headers.
+    if (lineLength > (HEADER_LIMIT_KIB * 1024) / 2) {
+      return new ApiError(
+        431,
+        'request_header_fields_too_large',
+        `The URL is too long: the request line alone is ${lineLength >= HEADER_LIMIT_KIB * 1024 ? 'at least ' : ''}${lineLength} bytes, and it and the headers together may be at most ${HEADER_LIMIT_KIB} KiB; send a shorter URL (a namespace name is at most 64 characters, and long filters belong in fewer query parameters).`,
+        [{ location: 'path', pointer: '/', type: 'string_too_long', message: `The request line and headers together may be at most ${HEADER_LIMIT_KIB} KiB.` }],
+      );
+    }
+    return new ApiError(431, 'request_header_fields_too_large', `The request headers are larger than ${HEADER_LIMIT_KIB} KiB; send fewer or shorter headers.`);
   }
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     return new ApiError(408, 'request_timeout', 'The request did not arrive in time: send the headers and body without pausing.');
   }
-  return ApiError.badRequest(`The request is not valid HTTP/1.1 (${code ?? 'parse error'}).`);
+  const fix = code ? PARSER_ERRORS[code] : undefined;
+  if (fix) return ApiError.badRequest(`The request is not valid HTTP/1.1: ${fix} (${code}).`);
+  return ApiError.badRequest(
+    `The request is not valid HTTP/1.1 (${code ?? 'parse error'}): send a request line METHOD /path HTTP/1.1, then headers, each line ending with CRLF.`,
+  );
+}
+
+/** The answer of a request refused on its socket: the reference's error body, then the connection is closed. */
+function answerOnSocket(socket: Duplex, error: ApiError, logger: Logger | undefined, extraHeaders = ''): void {
+  logger?.info({ status: error.status, code: error.code, message: error.message }, `${error.status} ${error.code}: ${error.message}`);
+  const body = JSON.stringify(errorBody(error));
+  socket.end(
+    `HTTP/1.1 ${error.status} ${REASONS[error.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extraHeaders}connection: close\r\n\r\n${body}`,
+  );
 }
 
 /** `logger`: each answer is logged at info, like every 4xx of the app (there is no request id, method or path to give). */
@@ -33,13 +98,41 @@ export function answerClientErrors(server: Server, logger?: Logger): void {
       socket.destroy();
       return;
     }
-    const error = clientErrorOf(err.code);
-    logger?.info({ status: error.status, code: error.code, message: error.message }, `${error.status} ${error.code}: ${error.message}`);
-    const body = JSON.stringify(errorBody(error));
-    socket.end(
-      `HTTP/1.1 ${error.status} ${REASONS[error.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
+    answerOnSocket(socket, clientErrorOf(err.code, (err as { rawPacket?: Buffer }).rawPacket), logger);
   });
+  // Without a listener Node closes a CONNECT's socket without a word: the sandbox is no proxy.
+  server.on('connect', function answerConnect(request: IncomingMessage | Http2ServerRequest, socket: Duplex | Http2ServerResponse) {
+    const error = new ApiError(
+      405,
+      'method_not_allowed',
+      `The sandbox is not a proxy and serves no CONNECT (to ${String(request.url).slice(0, 80)}); send the request itself, e.g. GET /buyers, to the sandbox's address.`,
+      [],
+      { headers: { allow: 'GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS' } },
+    );
+    if (request instanceof Http2ServerRequest) {
+      answerResponse(socket as Http2ServerResponse, error, logger);
+      return;
+    }
+    answerOnSocket(socket as Duplex, error, logger, `allow: ${error.extra.headers?.allow}\r\n`);
+  });
+  // Without a listener Node answers a bare 417 to an Expect other than 100-continue.
+  server.on('checkExpectation', function answerExpectation(request: IncomingMessage, response: ServerResponse) {
+    const expect = String(request.headers.expect).slice(0, 80);
+    const error = new ApiError(417, 'expectation_failed', `The sandbox cannot meet Expect: ${expect}; send no Expect header, or Expect: 100-continue.`, [
+      { location: 'header', pointer: '/expect', type: 'enum', message: "Header 'expect' may only be 100-continue." },
+    ]);
+    answerResponse(response, error, logger);
+  });
+}
+
+/** Answers `error` through a response object, closing the connection (the body sent, if any, is not read). */
+function answerResponse(response: ServerResponse | Http2ServerResponse, error: ApiError, logger: Logger | undefined): void {
+  logger?.info({ status: error.status, code: error.code, message: error.message }, `${error.status} ${error.code}: ${error.message}`);
+  const body = JSON.stringify(errorBody(error));
+  const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...error.extra.headers };
+  if (!(response instanceof Http2ServerResponse)) headers.connection = 'close'; // HTTP/2 has no connection header
+  (response as ServerResponse).writeHead(error.status, headers);
+  response.end(body);
 }
 
 type FetchCallback = Parameters<typeof getRequestListener>[0];
@@ -89,12 +182,45 @@ export function sandboxRequestListener(fetch: FetchCallback, hostname: string, l
     },
   });
   return function answerRequest(incoming, outgoing) {
-    if (incoming.headers.host === undefined && incoming.httpVersionMajor === 1 && incoming.httpVersionMinor === 1) {
-      const body = JSON.stringify(errorBody(refused(missingHost())));
-      (outgoing as ServerResponse).writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
-      outgoing.end(body);
-      return;
-    }
+    const refusal = refusalOf(incoming);
+    if (refusal) return answerResponse(outgoing, refusal, logger);
     return listener(incoming, outgoing);
   };
 }
+
+/** Why a request is refused before the app, or null (most requests: two comparisons, two scans of the target, one of the header names). */
+function refusalOf(incoming: IncomingMessage | Http2ServerRequest): ApiError | null {
+  const major = incoming.httpVersionMajor;
+  const minor = incoming.httpVersionMinor;
+  if (major !== 1 || minor > 1) {
+    if (!(incoming instanceof Http2ServerRequest)) return versionNotSupported(incoming.httpVersion);
+  } else {
+    if (incoming.headers.host === undefined && minor === 1) return missingHost();
+    if (twoHosts(incoming.rawHeaders)) return duplicateHost();
+  }
+  const target = incoming.url ?? '';
+  if (hasDotSegment(target)) return dotSegmentError(target);
+  return null;
+}
+
+/** Whether the header lines name Host more than once (Node keeps the first and drops the others). */
+function twoHosts(rawHeaders: string[]): boolean {
+  let hosts = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i];
+    if (name.length === 4 && name.toLowerCase() === 'host' && ++hosts > 1) return true;
+  }
+  return false;
+}
+
+const duplicateHost = () =>
+  ApiError.badRequest(`The request has more than one Host header; send exactly one (${HOST_EXAMPLE}).`, [
+    { location: 'header', pointer: '/host', type: 'duplicate', message: "Header 'host' may be sent only once." },
+  ]);
+
+const versionNotSupported = (version: string) =>
+  new ApiError(
+    505,
+    'http_version_not_supported',
+    `HTTP/${version.slice(0, 10)} is not served on this connection; send HTTP/1.1 (or HTTP/2 over TLS, with --tls).`,
+  );

@@ -8,7 +8,7 @@
 // would be namespace team-1 served by whichever node the ring gives te%61m-1: two owners of team-1.
 import { getPath } from 'hono/utils/url';
 import { ApiError } from '../errors/api-error.js';
-import { DEFAULT_NAMESPACE, NAMESPACE_NAME, type NamespaceRegistry } from '../namespace/registry.js';
+import { DEFAULT_NAMESPACE, NAMESPACE_NAME, NamespaceRegistry } from '../namespace/registry.js';
 import type { Step } from './pipeline.js';
 
 export const NAMESPACE_HEADER = 'x-sandbox-namespace';
@@ -63,19 +63,36 @@ function percentEncoded(name: string): ApiError {
   );
 }
 
+/**
+ * Refuses a /ns/{name}/ prefix that is percent-encoded, or that disagrees with the x-sandbox-namespace
+ * header: which of the two was meant cannot be told, and a proxy routing by namespace reads the prefix first.
+ */
+function checkPrefix(fromPath: string, header: string | undefined): void {
+  if (fromPath.includes('%')) throw percentEncoded(fromPath);
+  if (!header || header === fromPath) return; // an empty header names no namespace, as without a prefix
+  throw ApiError.badRequest(
+    `The path prefix /ns/${fromPath.slice(0, 80)}/ names namespace '${fromPath.slice(0, 80)}' but the x-sandbox-namespace header names '${header.slice(0, 80)}': send one of them, or the same name in both.`,
+    [
+      { location: 'path', pointer: '/ns', type: 'value_error', message: `The prefix names namespace '${fromPath.slice(0, 80)}'.` },
+      { location: 'header', pointer: '/x-sandbox-namespace', type: 'value_error', message: `The header names namespace '${header.slice(0, 80)}'.` },
+    ],
+  );
+}
+
 export function selectNamespace(registry: NamespaceRegistry): Step {
   return {
     name: 'namespace',
     provides: ['namespace'],
     before(call) {
       const fromPath = namespaceOfUrl(call.url);
-      if (fromPath?.includes('%')) throw percentEncoded(fromPath);
+      if (fromPath !== null) checkPrefix(fromPath, call.header(NAMESPACE_HEADER));
       const named = fromPath ?? call.header(NAMESPACE_HEADER);
       call.namespaceNamed = Boolean(named);
       const name = named || DEFAULT_NAMESPACE;
       call.namespaceName = name;
       const ns = registry.find(name);
       if (!ns) {
+        if (fromPath !== null) NamespaceRegistry.checkName(name, 'path');
         call.ns = registry.unadmitted(name);
         return;
       }

@@ -1,7 +1,8 @@
 // Parses the JSON body and validates path, query, header and body against the operation's
 // compiled schemas; every problem becomes one `details` item of a single 400.
-import { parse as parseYaml } from 'yaml';
+
 import { ApiError } from '../errors/api-error.js';
+import { readYamlText, yamlProblemText } from '../errors/yaml-text.js';
 import { type Operation, summarize, validateRequest } from '../spec/operations.js';
 import type { Call } from './call.js';
 import type { Step } from './pipeline.js';
@@ -119,15 +120,14 @@ const YAML_TYPE = /^(application|text)\/(x-)?yaml\b/i;
 
 /** A YAML body as the JSON it stands for (aliases bounded by the yaml library, so a small text cannot expand without end). */
 function readYamlBody(text: string): unknown {
-  let parsed: unknown;
-  try {
-    parsed = parseYaml(text, { maxAliasCount: 100 });
-  } catch (err) {
-    const message = (err as Error).message.split('\n')[0];
+  const read = readYamlText(text);
+  if ('problem' in read) {
+    const message = yamlProblemText(read.problem);
     throw ApiError.badRequest(`The request body is not valid YAML: ${message}.`, [
       { location: 'body', pointer: '', type: 'yaml_invalid', message: `Invalid YAML: ${message}.` },
     ]);
   }
+  const parsed = read.value;
   // Checked before anything recursive sees it: YAML aliases can even make a structure contain itself.
   if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) {
     throw ApiError.badRequest(`The request body nests mappings or sequences more than ${MAX_JSON_DEPTH} levels deep; no operation needs that.`, [

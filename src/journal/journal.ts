@@ -7,7 +7,7 @@
 import type { PartKind } from '../namespace/namespace.js';
 import { type NamespacePart, PartKey } from '../namespace/part.js';
 import { ByteRing } from './byte-ring.js';
-import { bodyOf, queryOf, redactHeaders, redactText, requestTextWithoutSecrets, urlWithoutSecrets } from './redact.js';
+import { bodyOf, pathWithoutSecrets, queryOf, redactHeaders, redactText, requestTextWithoutSecrets, urlWithoutSecrets } from './redact.js';
 
 export interface JournalEntry {
   /** Increasing per namespace, never reused (clearing the journal does not restart it). */
@@ -18,7 +18,7 @@ export interface JournalEntry {
   method: string;
   /** The API path, without the /ns/{name} prefix. */
   path: string;
-  /** The URL as the client asked for it: scheme and host as the sandbox was reached, /ns/{name} prefix and query included (a query value holding a bearer credential or a JWT redacted). */
+  /** The URL as the client asked for it: scheme and host as the sandbox was reached, /ns/{name} prefix and query included (a bearer credential or a JWT in the path, a query value or name redacted). */
   url: string;
   query: Record<string, string | string[]>;
   headers: Record<string, string>;
@@ -129,7 +129,7 @@ function summarize(id: number, raw: RawJournalEntry): JournalSummary {
     timestamp: raw.timestamp,
     namespace: raw.namespace,
     method: raw.method,
-    path: raw.path,
+    path: pathWithoutSecrets(raw.path),
     url: urlWithoutSecrets(raw.url),
     query: queryOf(raw.url),
     status: raw.status,
@@ -201,12 +201,12 @@ const FIELD_NAMES = Object.keys(FIELDS) as (keyof typeof FIELDS)[];
 // costs a twentieth of JSON.stringify of the same values, which has to escape every string.
 const SEPARATOR = '\u0000';
 
-/** `url`: the entry's URL, secrets removed (raw.url is what the client sent). */
-function encodeFields(raw: RawJournalEntry, url: string): string {
+/** `url`, `path`: the entry's, secrets removed (raw.url and raw.path are what the client sent). */
+function encodeFields(raw: RawJournalEntry, url: string, path: string): string {
   let text = '';
   for (let i = 0; i < FIELD_NAMES.length; i++) {
     const name = FIELD_NAMES[i];
-    const value = name === 'url' ? url : raw[name];
+    const value = name === 'url' ? url : name === 'path' ? path : raw[name];
     let part = value === null || value === undefined ? '' : typeof value === 'string' ? value : String(value);
     if (FIELDS[name] === 'client text' && part.includes(SEPARATOR)) part = part.replaceAll(SEPARATOR, '\uFFFD');
     text += i > 0 ? SEPARATOR + part : part;
@@ -310,11 +310,11 @@ export class Journal implements NamespacePart {
     // The one secret a response can carry (a generated private key) never waits in memory.
     const responseText =
       raw.responseMayHoldPrivateKey && raw.responseText.includes('"private_key"') ? redactText(raw.responseText.toString()) : raw.responseText;
-    // What the client sent loses its secrets now (bearer credentials and JWTs in the query and body,
-    // private keys), not only when read: the stored entry is what the state export and a shared
-    // sandbox's Redis get. A cheap look each when there are none: a URL without a query is not scanned.
+    // What the client sent loses its secrets now (bearer credentials and JWTs in the path, query and
+    // body, private keys), not only when read: the stored entry is what the state export and a shared
+    // sandbox's Redis get. A cheap look each when there are none (mayHoldToken).
     const requestText = requestTextWithoutSecrets(raw.requestText, raw.requestContentType, raw.requestLength);
-    const fields = encodeFields(raw, urlWithoutSecrets(raw.url));
+    const fields = encodeFields(raw, urlWithoutSecrets(raw.url), pathWithoutSecrets(raw.path));
     // At most 3 UTF-8 bytes per UTF-16 unit (a surrogate pair: 4 bytes for 2); bytes are as long as they are.
     const responseMax = typeof responseText === 'string' ? 3 * responseText.length : responseText.length;
     const buffer = scratchFor(PART_LENGTHS + 3 * (fields.length + requestText.length) + responseMax);

@@ -4,7 +4,8 @@
 // turning an entry into its fields when the journal is read cleans again (an answer's private key,
 // and entries recorded before this). Secrets are found by name (the headers below, `private_key`,
 // PEM private keys) and, in what the client sent, by value: any bearer credential or JWT, in any
-// header, query parameter or body field (tokens.ts).
+// header, the path, a query parameter's value or name, a body field's value or key, percent-encoded
+// or JSON-escaped too (tokens.ts).
 import { mayHoldToken, REDACTED, redactTokensInText, redactTokensInValue } from './tokens.js';
 
 export { REDACTED } from './tokens.js';
@@ -23,12 +24,13 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
   return out;
 }
 
-/** The query parameters of a request URL, bearer credentials and JWTs redacted whatever the parameter's name. */
+/** The query parameters of a request URL, bearer credentials and JWTs redacted in their values and names. */
 export function queryOf(url: string): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = {};
   const start = url.indexOf('?');
   if (start < 0) return query;
-  for (const [key, raw] of new URLSearchParams(url.slice(start + 1))) {
+  for (const [name, raw] of new URLSearchParams(url.slice(start + 1))) {
+    const key = redactTokensInValue(name);
     const value = redactTokensInValue(raw);
     const seen = query[key];
     query[key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
@@ -36,22 +38,41 @@ export function queryOf(url: string): Record<string, string | string[]> {
   return query;
 }
 
-/** The URL as the client sent it, with every query value holding a bearer credential or a JWT redacted (as queryOf). */
+/** Where the path of an absolute URL starts (0 for a path alone): its host is not looked at. */
+function pathStartOf(url: string): number {
+  const authority = url.indexOf('//');
+  if (authority < 0) return 0;
+  const path = url.indexOf('/', authority + 2);
+  return path < 0 ? url.length : path;
+}
+
+/**
+ * The URL as the client sent it, with every bearer credential and JWT redacted: in the path (a
+ * token sent as an id), a query value or a query parameter's name (the names and values as
+ * queryOf shows them).
+ */
 export function urlWithoutSecrets(url: string): string {
-  const start = url.indexOf('?');
-  // Nothing to look at without a query; nothing to find when the URL shows no token and escapes
-  // none of its characters (a `%2E` for a JWT's dot).
-  if (start < 0 || (!mayHoldToken(url) && !url.includes('%', start))) return url;
-  const params = new URLSearchParams(url.slice(start + 1));
-  let changed = false;
+  const pathStart = pathStartOf(url);
+  if (!mayHoldToken(url, pathStart)) return url;
+  const start = url.indexOf('?', pathStart);
+  const path = redactTokensInText(url.slice(0, start < 0 ? url.length : start));
+  if (start < 0) return path;
   const clean = new URLSearchParams();
-  for (const [key, raw] of params) {
+  let changed = false;
+  for (const [name, raw] of new URLSearchParams(url.slice(start + 1))) {
+    const key = redactTokensInValue(name);
     const value = redactTokensInValue(raw);
-    if (value !== raw) changed = true;
+    if (key !== name || value !== raw) changed = true;
     clean.append(key, value);
   }
   // Unchanged: exactly as sent (URLSearchParams would re-encode it).
-  return changed ? `${url.slice(0, start + 1)}${clean.toString().replaceAll('%5Bredacted%5D', '[redacted]')}` : url;
+  const query = changed ? clean.toString().replaceAll('%5Bredacted%5D', REDACTED) : url.slice(start + 1);
+  return `${path}?${query}`;
+}
+
+/** The API path with a bearer credential or JWT in it (an id, a segment) redacted. */
+export function pathWithoutSecrets(path: string): string {
+  return mayHoldToken(path) ? redactTokensInText(path) : path;
 }
 
 /**
@@ -120,13 +141,13 @@ function redactString(value: string, tokens: boolean): string {
 
 /**
  * `private_key` fields and private keys anywhere; with `tokens` (a request body), bearer
- * credentials and JWTs in string values at any depth. Iterative, so a deeply nested body cannot
- * overflow the stack.
+ * credentials and JWTs in string values and in keys at any depth. Iterative, so a deeply nested
+ * body cannot overflow the stack.
  */
 export function redactFields(value: unknown, tokens = false): unknown {
   if (typeof value === 'string') return redactString(value, tokens);
   if (!value || typeof value !== 'object') return value;
-  const root = Array.isArray(value) ? [...value] : { ...value };
+  const root = copyOf(value, tokens);
   const stack: Array<Record<string, unknown> | unknown[]> = [root as Record<string, unknown>];
   while (stack.length) {
     const node = stack.pop() as Record<string, unknown>;
@@ -135,11 +156,34 @@ export function redactFields(value: unknown, tokens = false): unknown {
       if (SECRET_FIELDS.has(key) && v !== null && !Array.isArray(node)) node[key] = REDACTED;
       else if (typeof v === 'string') node[key] = redactString(v, tokens);
       else if (v && typeof v === 'object') {
-        const copy = Array.isArray(v) ? [...v] : { ...(v as object) };
+        const copy = copyOf(v, tokens);
         node[key] = copy;
         stack.push(copy as Record<string, unknown>);
       }
     }
   }
   return root;
+}
+
+/**
+ * A shallow copy of an array or object; with `tokens`, an object's keys holding a bearer
+ * credential or a JWT redacted in place (order kept; `[redacted] 2`, ... when the name is taken).
+ */
+function copyOf(value: object, tokens: boolean): object {
+  if (Array.isArray(value)) return [...value];
+  if (!tokens || !Object.keys(value).some((key) => mayHoldToken(key))) return { ...value };
+  const entries: [string, unknown][] = [];
+  const names = new Set(Object.keys(value));
+  for (const [key, v] of Object.entries(value)) {
+    const clean = mayHoldToken(key) ? redactTokensInValue(key) : key;
+    if (clean === key) {
+      entries.push([key, v]);
+      continue;
+    }
+    let name = clean;
+    for (let n = 2; names.has(name); n++) name = `${clean} ${n}`;
+    names.add(name);
+    entries.push([name, v]);
+  }
+  return Object.fromEntries(entries); // defines each key, `__proto__` included, as its own
 }

@@ -2,14 +2,15 @@
 // base64url parts joined by dots, the first decoding to a JSON object with `alg`) anywhere in a
 // value, and a `Bearer <token>` value. Named places (Authorization, the admin token header,
 // `private_key`) are redacted by name in redact.ts; this catches the same secrets sent elsewhere:
-// a Cookie, x-api-key or any other header, an access_token or any query parameter, a JSON field
-// at any depth, a form body.
+// a Cookie, x-api-key or any other header, an access_token or any query parameter (its name too),
+// the path, a JSON field or key at any depth, a form body. Also escaped where no escape is needed:
+// a JWT's dots (or any of its characters) percent-encoded (`%2E`) or JSON-escaped (`\u002e`).
 
 /** What a secret's value becomes in the journal. */
 export const REDACTED = '[redacted]';
 
 /** Could the text hold a bearer credential: the scheme followed by a separator? */
-const BEARER_HINT = /bearer(?:[\s+]|%20)/i;
+const BEARER_HINT = /bearer(?:[\s+]|%20|\\u0020)/i;
 
 /**
  * A run that may be a compact JWT: a header part, then 2 (JWS) or 4 (JWE) more parts. It starts
@@ -25,32 +26,114 @@ const BEARER_VALUE = /^\s*bearer\s+[A-Za-z0-9\-._~+/]+=*\s*$/i;
 const BEARER_IN_HEADER = /(^|[;,=]\s*)bearer\s+[A-Za-z0-9\-._~+/]+=*/gi;
 
 /** In raw text (a form body, a body that is not JSON, a cut prefix): the scheme, then a token of 8 characters or more. */
-const BEARER_IN_TEXT = /\bbearer(?:\s|\+|%20)+[A-Za-z0-9\-._~+/]{8,}=*/gi;
+const BEARER_IN_TEXT = /\bbearer(?:\s|\+|%20|\\u0020)+[A-Za-z0-9\-._~+/]{8,}=*/gi;
 
 /**
- * Whether `text` may hold a token: when false (almost always), it holds none. Cheap looks, before
- * any regular expression: a JWT is a run of 8 base64url characters or more, a dot, another run and
- * a dot; a bearer value has the scheme's letters (written Bearer, bearer or BEARER: "earer" or
- * "EARER"). Every header of every request goes through this: about 50 ns for a typical value.
+ * Whether `text` (from `from` on) may hold a token: when false (almost always), it holds none.
+ * Cheap looks, before any regular expression: a JWT is a run of 8 base64url characters or more, a
+ * dot, another run and a dot; a bearer value has the scheme's letters (written Bearer, bearer or
+ * BEARER: "earer" or "EARER"). Only a text with a `%` or a `\` is read character by character, its
+ * escapes decoded (mayHoldEscapedToken). Every header of every request goes through this: about
+ * 50 ns for a typical value.
  */
-export function mayHoldToken(text: string): boolean {
-  if (text.length < 10) return false;
-  return mayHoldJwt(text) || ((text.includes('earer') || text.includes('EARER')) && BEARER_HINT.test(text));
+export function mayHoldToken(text: string, from = 0): boolean {
+  if (text.length - from < 10) return false;
+  if (mayHoldJwt(text, from) || ((text.includes('earer', from) || text.includes('EARER', from)) && BEARER_HINT.test(text))) return true;
+  return (text.includes('%', from) || text.includes('\\', from)) && mayHoldEscapedToken(text, from);
 }
 
 const isBase64url = (code: number) => (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 45 || code === 95;
 
 /** A dot with 8 base64url characters before it and a run of them then another dot after it; linear in the text. */
-function mayHoldJwt(text: string): boolean {
-  for (let dot = text.indexOf('.'); dot >= 0; dot = text.indexOf('.', dot + 1)) {
+function mayHoldJwt(text: string, from: number): boolean {
+  for (let dot = text.indexOf('.', from); dot >= 0; dot = text.indexOf('.', dot + 1)) {
     let before = 0;
-    while (before < 8 && dot - before > 0 && isBase64url(text.charCodeAt(dot - before - 1))) before++;
+    while (before < 8 && dot - before > from && isBase64url(text.charCodeAt(dot - before - 1))) before++;
     if (before < 8) continue;
     let after = dot + 1;
     while (after < text.length && isBase64url(text.charCodeAt(after))) after++;
     if (text.charCodeAt(after) === 46) return true; // '.'
   }
   return false;
+}
+
+/** The value of `digits` hex digits at `at`, or -1. */
+function hexAt(text: string, at: number, digits: number): number {
+  if (at + digits > text.length) return -1;
+  let value = 0;
+  for (let i = at; i < at + digits; i++) {
+    const code = text.charCodeAt(i);
+    const lower = code | 0x20; // a letter in lower case
+    const digit = code >= 48 && code <= 57 ? code - 48 : code >= 65 && lower >= 97 && lower <= 102 ? lower - 87 : -1;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+/**
+ * mayHoldJwt over the text as decoded: `%XX` and `\uXXXX` read as the character they stand for (a
+ * `\\` as itself), in one pass without copying. A letter written as an escape may hide a bearer
+ * scheme: only then is the text decoded to look for one.
+ */
+function mayHoldEscapedToken(text: string, from: number): boolean {
+  let run = 0; // base64url characters since the last other character or dot
+  let afterDot = false; // a dot after a run of 8 or more, and base64url characters only since
+  let escapedLetter = false;
+  for (let i = from; i < text.length; ) {
+    let code = text.charCodeAt(i);
+    let width = 1;
+    if (code === 37) {
+      const decoded = hexAt(text, i + 1, 2); // %XX
+      if (decoded >= 0) [code, width] = [decoded, 3];
+    } else if (code === 92) {
+      const decoded = text.charCodeAt(i + 1) === 117 ? hexAt(text, i + 2, 4) : -1; // \uXXXX
+      [code, width] = decoded >= 0 ? [decoded, 6] : [-1, 2]; // another escape (\\, \n, ...): no base64url character
+    }
+    if (width > 1 && (code | 0x20) >= 97 && (code | 0x20) <= 122) escapedLetter = true;
+    if (code === 46) {
+      if (afterDot) return true;
+      afterDot = run >= 8;
+      run = 0;
+    } else if (isBase64url(code)) run++;
+    else {
+      run = 0;
+      afterDot = false;
+    }
+    i += width;
+  }
+  return escapedLetter && BEARER_HINT.test(decodeUnreserved(text));
+}
+
+const ESCAPE = /\\\\|\\u00([0-9A-Fa-f]{2})|%([0-9A-Fa-f]{2})/g;
+const UNRESERVED = /^[A-Za-z0-9._~-]$/;
+
+/**
+ * The text with escapes of characters that need none (RFC 3986's unreserved: letters, digits,
+ * `-._~`) written as those characters: `%2E` and `\u002e` become `.` (the same text to a URL's or a
+ * form's reader, and to JSON's for `\u`). A `\\` is kept as it is, so a `u002e` after it is not read
+ * as an escape. Used only where a token was found this way: that text is then shown decoded.
+ */
+function decodeUnreserved(text: string): string {
+  return text.replace(ESCAPE, (written, json: string | undefined, percent: string | undefined) => {
+    if (json === undefined && percent === undefined) return written;
+    const char = String.fromCharCode(Number.parseInt(json ?? percent ?? '', 16));
+    return UNRESERVED.test(char) ? char : written;
+  });
+}
+
+/**
+ * `redact` applied to the text as written and, when it holds escapes, to the text with them
+ * decoded (decodeUnreserved): a token written with escapes is found too. The text as written when
+ * nothing escaped was found, so an unchanged text keeps its escapes.
+ */
+function withEscapes(text: string, redact: (text: string) => string): string {
+  const literal = redact(text);
+  if (!literal.includes('%') && !literal.includes('\\')) return literal;
+  const decoded = decodeUnreserved(literal);
+  if (decoded === literal) return literal;
+  const again = redact(decoded);
+  return again === decoded ? literal : again;
 }
 
 /**
@@ -94,13 +177,13 @@ export function redactJwts(text: string): string {
 /** A header value with its bearer credentials and JWTs replaced (the rest of a Cookie kept). */
 export function redactTokensInHeader(value: string): string {
   if (!mayHoldToken(value)) return value;
-  return redactJwts(value.replace(BEARER_IN_HEADER, `$1${REDACTED}`));
+  return withEscapes(value, (text) => redactJwts(text.replace(BEARER_IN_HEADER, `$1${REDACTED}`)));
 }
 
-/** A query or JSON string value: the marker when it is a bearer credential, else its JWTs replaced. */
+/** A query or JSON string value (or key): the marker when it is a bearer credential, else its JWTs replaced. */
 export function redactTokensInValue(value: string): string {
   if (!mayHoldToken(value)) return value;
-  return BEARER_VALUE.test(value) ? REDACTED : redactJwts(value);
+  return withEscapes(value, (text) => (BEARER_VALUE.test(text) ? REDACTED : redactJwts(text)));
 }
 
 /**
@@ -109,7 +192,7 @@ export function redactTokensInValue(value: string): string {
  * its payload) too.
  */
 export function redactTokensInText(text: string, cut = false): string {
-  const redacted = mayHoldToken(text) ? redactJwts(text.replace(BEARER_IN_TEXT, REDACTED)) : text;
+  const redacted = mayHoldToken(text) ? withEscapes(text, (raw) => redactJwts(raw.replace(BEARER_IN_TEXT, REDACTED))) : text;
   const torn = cut ? tornJwtAt(redacted) : -1;
   return torn < 0 ? redacted : redacted.slice(0, torn) + REDACTED;
 }

@@ -59,17 +59,21 @@ export class NamespaceRegistry {
     if (!options.shared) this.register(new Namespace(DEFAULT_NAMESPACE, options.defaultStore ?? Store.sharing(this.template()), this.kinds));
   }
 
-  /** Throws the 400 of a name that cannot be a namespace. */
-  static checkName(name: string): void {
+  /** Throws the 400 of a name that cannot be a namespace; `from`: where the request wrote it (the /ns/{name}/ prefix or the header). */
+  static checkName(name: string, from: 'path' | 'header' = 'header'): void {
     if (NAMESPACE_NAME.test(name)) return;
-    throw ApiError.badRequest(`Namespace '${name.slice(0, 80)}' is not valid: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit.`, [
-      {
-        location: 'header',
-        pointer: '/x-sandbox-namespace',
-        type: 'string_pattern_mismatch',
-        message: 'A namespace is 1-64 letters, digits, ".", "_" or "-".',
-      },
-    ]);
+    const where = from === 'path' ? `in the path prefix /ns/${name.slice(0, 80)}/` : 'in the x-sandbox-namespace header';
+    throw ApiError.badRequest(
+      `Namespace '${name.slice(0, 80)}' ${where} is not valid: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit.`,
+      [
+        {
+          location: from,
+          pointer: from === 'path' ? '/ns' : '/x-sandbox-namespace',
+          type: 'string_pattern_mismatch',
+          message: 'A namespace is 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.',
+        },
+      ],
+    );
   }
 
   /** The part kinds every namespace has. */

@@ -4,30 +4,33 @@
 // collection they show changes.
 
 import { connectionSources, connectionsOf } from './connections.js';
-import { AnswerJson } from './json-cache/answer-json.js';
+import { AnswerJson, type AnswerSpec } from './json-cache/answer-json.js';
 import { findOwned } from './lookup.js';
 import type { HandlerMap } from './types.js';
 
 /** Keyed by merchant account; derived from the four collections of configured services, each a source. */
-const connectionsJson = new AnswerJson<string>({
+export const connectionsAnswer: AnswerSpec<string> = {
   build: (db, merchantAccountId) => ({ items: connectionsOf(db, merchantAccountId) }),
   reads: connectionSources,
-});
+};
+const connectionsJson = new AnswerJson(connectionsAnswer);
 
 /** Keyed by merchant account and flow, joined with NUL (neither can hold one). */
-const flowRulesJson = new AnswerJson<string>({
+export const flowRulesAnswer: AnswerSpec<string> = {
   build: (db, key) => {
     const [merchantAccountId, flow] = key.split('\u0000');
     const items = db.flow_rules.where((r) => r.merchant_account_id === merchantAccountId && r.flow === flow).sort((a, b) => a.position - b.position);
     return { items };
   },
   reads: (db) => [db.flow_rules],
-});
+};
+const flowRulesJson = new AnswerJson(flowRulesAnswer);
 
-const cardSchemesJson = new AnswerJson<''>({
+export const cardSchemesAnswer: AnswerSpec<''> = {
   build: (db) => ({ items: db.card_scheme_definitions.all() }),
   reads: (db) => [db.card_scheme_definitions],
-});
+};
+const cardSchemesJson = new AnswerJson(cardSchemesAnswer);
 
 export const configurationHandlers: HandlerMap = {
   /** Every configured service of every group (anti-fraud and gift card services, digital wallets included), as connections. */

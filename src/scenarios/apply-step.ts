@@ -32,7 +32,7 @@ export function applyStep(call: Call, scenario: Scenario, taken: TakenStep): Res
   if (outsideContract) noteOutsideContract(call);
   if (action.headers) for (const [name, value] of Object.entries(action.headers)) call.addResponseHeader(name, value);
   const act = (): Response | undefined => {
-    if (action.respond) return respond(call, scenario, action.respond, outsideContract);
+    if (action.respond) return respond(call, scenario, action.respond, action.headers, outsideContract);
     if (action.drop) return dropConnection(call, scenario.name);
     if (action.lose_answer || action.override !== undefined || action.merge !== undefined) call.set(AFTER_ANSWER, { scenario, action });
     return undefined;
@@ -49,14 +49,18 @@ export function afterAnswer(call: Call): void | Promise<void> {
   return rewriteBody(call, pending.action);
 }
 
-function respond(call: Call, scenario: Scenario, spec: RespondSpec, outsideContract: boolean): Response {
-  const error = scenarioError(spec, {
-    source: `scenario ${scenario.name}`,
-    operation: call.operation as Operation,
-    db: call.ns.store.collections,
-    merchantAccountId: call.merchantAccountId as string,
-    outsideContract,
-  });
+function respond(call: Call, scenario: Scenario, spec: RespondSpec, stepHeaders: Record<string, string> | undefined, outsideContract: boolean): Response {
+  const error = scenarioError(
+    spec,
+    {
+      source: `scenario ${scenario.name}`,
+      operation: call.operation as Operation,
+      db: call.ns.store.collections,
+      merchantAccountId: call.merchantAccountId as string,
+      outsideContract,
+    },
+    stepHeaders,
+  );
   // A body given as it is: sent as written, on purpose not checked against openapi.json.
   if (spec.body !== undefined) return jsonResponse(call, spec.body, error.status, error.extra.headers);
   throw error;

@@ -9,14 +9,16 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import { checkPlan, DEFAULT_LIFECYCLE, type LifecyclePlan } from '../resources/reports/lifecycle.js';
 import { OPERATIONS_TAKING_A_LIFECYCLE } from '../resources/reports/scheduler.js';
 import type { Operation, SpecIndex } from '../spec/operations.js';
+import { keyProblem } from '../spec/schema-compiler.js';
 import type { ReportExecutionStatus } from '../store/records.js';
 import { checkMatch, testsBody } from './check-match.js';
 import { durationMs } from './duration.js';
 import { patternMatchesTemplate } from './path-pattern.js';
+import { retryAfterNames } from './respond.js';
 import { SCENARIO_FILE_SCHEMA } from './scenario-schema.js';
 import { shorthandSteps, topLevelAction } from './shorthand.js';
 import { injectableEverywhere, type MatchSpec, type Scenario, type ScenarioSource, type Step, type StepAction } from './types.js';
-import { compileSteering, operationsAnnouncingEvents } from './webhook-steering.js';
+import { checkSteeringReach, compileSteering, operationsAnnouncingEvents } from './webhook-steering.js';
 
 export interface Problem {
   /** JSON pointer into the scenario as written ('' for the whole of it). */
@@ -80,7 +82,8 @@ export function compileScenario(doc: unknown, ctx: CompileContext): { scenario: 
   const pointerOf = (i: number, inRandom: boolean) => (written.steps ? `/steps/${i}` : '') + (inRandom ? (written.steps ? '/random' : '') : '');
   checkCodes(steps, ctx.spec, pointerOf, at);
   const named = written.operations ?? (steeringOnly && unnamed ? operationsAnnouncingEvents(ctx.spec) : '*');
-  const operations = steps.length ? resolveOperations(named, match, steps, ctx.spec, pointerOf, at) : [];
+  const resolved = steps.length ? resolveOperations(named, match, steps, ctx.spec, pointerOf, at) : [];
+  const operations = webhooks && resolved.length ? checkSteeringReach(resolved, { steeringOnly, named: written.operations, steps }, ctx.spec, at) : resolved;
   const reportExecution = written.report_execution ? compilePlan(written.report_execution, at) : null;
   if (!steps.length && !reportExecution)
     at('', 'the scenario does nothing: give steps, an action (respond, drop, delay_ms, ...) at the top level, report_execution or webhooks');
@@ -139,8 +142,10 @@ function schemaProblems(errors: ErrorObject[]): Problem[] {
   const seen = new Set<string>();
   const problems: Problem[] = [];
   for (const e of errors) {
-    if (e.keyword === 'if') continue;
-    const problem = { pointer: e.instancePath, message: schemaMessage(e) };
+    // A key refused by propertyNames comes twice: the rule it broke (with propertyName), then a generic echo.
+    if (e.keyword === 'if' || e.keyword === 'propertyNames') continue;
+    const refusedKey = keyProblem(e);
+    const problem = refusedKey ? { pointer: refusedKey.pointer, message: refusedKey.why } : { pointer: e.instancePath, message: schemaMessage(e) };
     const key = `${problem.pointer}\n${problem.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -183,6 +188,7 @@ function checkAction(action: StepAction, pointer: string, at: (p: string, m: str
       `retry_after goes with a 429 or 503 answer, not ${respond.status}: leave it out (a header of your own goes in respond.headers)`,
     );
   }
+  checkRetryAfter(action, pointer, at);
   for (const [where, headers] of [
     ['headers', action.headers],
     ['respond/headers', action.respond?.headers],
@@ -190,6 +196,22 @@ function checkAction(action: StepAction, pointer: string, at: (p: string, m: str
     for (const name of Object.keys(headers ?? {})) {
       if (RESERVED_HEADERS.has(name.toLowerCase())) at(`${pointer}/${where}/${name}`, `${name} frames the answer on the connection; a scenario cannot set it`);
     }
+  }
+}
+
+/**
+ * One Retry-After per answer: respond.retry_after, a Retry-After in respond.headers and one in the
+ * step's headers (any case) would each be sent, as two values or two headers. A header the tester
+ * gives alone is sent as it is (respond.ts gives a 429 its default of 1 only when none is given).
+ */
+function checkRetryAfter(action: StepAction, pointer: string, at: (p: string, m: string) => void): void {
+  const given = [
+    action.respond?.retry_after !== undefined ? 'respond.retry_after' : null,
+    ...retryAfterNames(action.respond?.headers).map((name) => `respond.headers.${name}`),
+    ...retryAfterNames(action.headers).map((name) => `headers.${name}`),
+  ].filter((where): where is string => where !== null);
+  if (given.length > 1) {
+    at(pointer, `the answer would carry ${given.length} Retry-After values (${given.join(', ')}): give one of them (retry_after takes seconds)`);
   }
 }
 

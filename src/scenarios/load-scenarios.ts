@@ -4,7 +4,7 @@
 // --scenarios-dir added (a file of the same name replaces the built-in one).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, isAbsolute, join, relative, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { readYamlText, yamlProblemText } from '../errors/yaml-text.js';
 import { packageRoot } from '../spec/load-spec.js';
 import type { SpecIndex } from '../spec/operations.js';
 import { compileScenario, type Problem } from './compile-scenario.js';
@@ -78,11 +78,20 @@ export function fileCatalog(builtIn: ScenarioCatalog, dir: string | null, spec: 
 
 function compileFile(label: string, text: string, ext: string, spec: SpecIndex, builtIn: boolean, problems: string[]): Scenario | null {
   let doc: unknown;
-  try {
-    doc = ext === '.json' ? JSON.parse(text) : parseYaml(text);
-  } catch (err) {
-    problems.push(`${label}: is not valid ${ext === '.json' ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`);
-    return null;
+  if (ext === '.json') {
+    try {
+      doc = JSON.parse(text);
+    } catch (err) {
+      problems.push(`${label}: is not valid JSON: ${(err as Error).message.split('\n')[0]}`);
+      return null;
+    }
+  } else {
+    const read = readYamlText(text);
+    if ('problem' in read) {
+      problems.push(`${label}: is not valid YAML: ${yamlProblemText(read.problem)}`);
+      return null;
+    }
+    doc = read.value;
   }
   const compiled = compileScenario(doc, { spec, source: builtIn ? 'built-in' : 'file', file: label });
   problems.push(...compiled.problems.map((p: Problem) => `${label}: ${p.pointer || '/'}: ${p.message}`));

@@ -48,11 +48,16 @@ export interface AnswerContext {
   outsideContract?: boolean;
 }
 
-export function scenarioError(spec: RespondSpec, ctx: AnswerContext): ApiError {
+/**
+ * `stepHeaders`: the headers the step adds itself; a Retry-After among them (or in spec.headers) is
+ * the tester's, and a 429 gets no default of 1 beside it (compile-scenario.ts refuses two of them).
+ */
+export function scenarioError(spec: RespondSpec, ctx: AnswerContext, stepHeaders?: Record<string, string>): ApiError {
   const status = spec.status;
   const message = spec.message ?? `${MEANINGS[status] ?? `error ${status}`} (answered by ${ctx.source}).`.replace(/^./, (c) => c.toUpperCase());
   const headers: Record<string, string> = { ...(spec.headers ?? {}) };
-  const retryAfter = spec.retry_after ?? (status === 429 ? 1 : undefined);
+  const retryAfterGiven = hasRetryAfter(spec.headers) || hasRetryAfter(stepHeaders);
+  const retryAfter = spec.retry_after ?? (status === 429 && !retryAfterGiven ? 1 : undefined);
   if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
   // RFC 9110 requires Allow on a 405: the methods served on the path, as the operation router's 405 says.
   if (status === 405 && !Object.keys(headers).some((name) => name.toLowerCase() === 'allow')) headers.allow = ctx.operation.methodsOnPath.join(', ');
@@ -67,6 +72,13 @@ export function scenarioError(spec: RespondSpec, ctx: AnswerContext): ApiError {
   if (status === 422) extra.validation = [{ loc: ['body'], msg: message, type: 'value_error', input: null, ctx: { scenario: ctx.source } }];
   return new ApiError(status, spec.code ?? ERROR_CODES[status] ?? 'server_error', message, spec.details ?? [], extra);
 }
+
+/** The names of Retry-After among the headers, as written (any case). */
+export function retryAfterNames(headers: Record<string, string> | undefined): string[] {
+  return headers ? Object.keys(headers).filter((name) => name.toLowerCase() === 'retry-after') : [];
+}
+
+const hasRetryAfter = (headers: Record<string, string> | undefined) => retryAfterNames(headers).length > 0;
 
 /** A fixed id, or the first record of the collection (of the request's merchant account when asked). */
 function resourceId(source: ResourceIdSource, ctx: AnswerContext): string | undefined {

@@ -3,6 +3,7 @@
 // sent; openapi.admin.json carries the same schema as ScenarioDefinition (a test keeps them equal).
 // Cross-checks the schema cannot express (operations and statuses of openapi.json, one action per
 // step, regular expressions that compile) are made in compile-scenario.ts.
+import { HEADER_NAME_PATTERN, JSON_POINTER_PATTERN } from '../spec/schema-compiler.js';
 import { COLLECTION_NAMES } from '../store/records.js';
 import { DURATION_PATTERN } from './duration.js';
 
@@ -12,7 +13,7 @@ const EXECUTION_STATUSES = ['pending', 'dispatched', 'processing', 'succeeded', 
 const headers = {
   type: 'object',
   maxProperties: 20,
-  propertyNames: { pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$" },
+  propertyNames: { pattern: HEADER_NAME_PATTERN },
   additionalProperties: { type: 'string', maxLength: 1000, pattern: '^[\\t\\x20-\\x7e]*$' },
   description: 'Extra headers on the answer.',
 };
@@ -41,7 +42,13 @@ const respond = {
         },
       },
     },
-    retry_after: { type: 'integer', minimum: 0, maximum: 86400, description: 'Seconds, sent as Retry-After (429 defaults to 1).' },
+    retry_after: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 86400,
+      description:
+        'Seconds, sent as Retry-After (429 defaults to 1 unless a Retry-After is given in headers). One Retry-After per answer: with a Retry-After in respond.headers or the step headers (any case) it is a 400.',
+    },
     resource_id: {
       type: ['string', 'object'],
       minLength: 1,
@@ -106,20 +113,32 @@ const match = {
   description: 'Which requests of its operations the scenario takes a step for: every condition given must hold.',
   properties: {
     method: oneOrMore({ type: 'string', pattern: '^[A-Za-z]+$' }),
-    path: { type: 'string', pattern: '^/', maxLength: 500, description: 'The request path (without /ns/{name}); * matches any characters.' },
+    path: {
+      type: 'string',
+      pattern: '^/',
+      maxLength: 500,
+      description:
+        'The request path (without /ns/{name}), tested decoded and without its query; * matches any characters. A ? or a percent-escape could never match: 400.',
+    },
     merchant_account_id: oneOrMore({ type: 'string', minLength: 1, maxLength: 200 }),
-    query: { type: 'object', maxProperties: 20, additionalProperties: valueCondition, description: 'Query parameters by name.' },
+    query: {
+      type: 'object',
+      maxProperties: 20,
+      additionalProperties: valueCondition,
+      description: 'Query parameters by name. Values are text: a condition equal to null, an object or an array equals nothing (400).',
+    },
     headers: {
       type: 'object',
       maxProperties: 20,
-      propertyNames: { pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$" },
+      propertyNames: { pattern: HEADER_NAME_PATTERN },
       additionalProperties: valueCondition,
-      description: 'Request headers by name, in any case (header names are case-insensitive).',
+      description:
+        'Request headers by name, in any case (header names are case-insensitive; one name twice in different case is a 400). Values are text: a condition equal to null, an object or an array equals nothing (400).',
     },
     body: {
       type: 'object',
       maxProperties: 20,
-      propertyNames: { pattern: '^(/.*)?$', maxLength: 500 },
+      propertyNames: { pattern: JSON_POINTER_PATTERN, maxLength: 500 },
       additionalProperties: valueCondition,
       description: 'Values of the JSON body by JSON pointer (e.g. /name).',
     },
@@ -186,7 +205,7 @@ export const SCENARIO_FILE_SCHEMA = {
       additionalProperties: false,
       minProperties: 1,
       description:
-        'How the deliveries of the events caused by the requests it takes a step for are sent; a field left out follows PUT /_sandbox/webhooks/behaviour. Alone (no steps, no action), it passes those requests; without operations or match.method/path it takes the operations that announce events.',
+        'How the deliveries of the events caused by the requests it takes a step for are sent; a field left out follows PUT /_sandbox/webhooks/behaviour. Alone (no steps, no action), it passes those requests; without operations or match.method/path it takes the operations that announce events, and narrowed by "*", match.method or match.path it keeps those that announce (naming one that does not is a 400). Refused (400) when it could never act: every step answers an error or drops the connection (a failed request announces nothing), or none of its operations announces an event.',
       properties: {
         delay_ms: {
           type: 'integer',

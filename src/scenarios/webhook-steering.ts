@@ -4,9 +4,11 @@
 // A scenario with `webhooks` and nothing else passes every request it matches; without operations
 // or match.method / match.path it matches the operations that announce events (openapi.json
 // webhooks' x-sandbox-emitted-by), so that activating it steers every notification a request
-// causes and touches no other call.
+// causes and touches no other call. Steering that could never act (steps that only fail, operations
+// none of which announces) is refused when the scenario is compiled.
 import type { DeliverySteering } from '../namespace/announce.js';
-import type { SpecIndex } from '../spec/operations.js';
+import type { Operation, SpecIndex } from '../spec/operations.js';
+import type { Step } from './types.js';
 
 /** The field as written (scenario-schema.ts). */
 export interface WebhooksSpec {
@@ -41,4 +43,50 @@ export function operationsAnnouncingEvents(spec: SpecIndex): string[] {
     if (operation) ids.add(operation.id);
   }
   return [...ids].sort();
+}
+
+/** Whether a step can let the operation run to success (and announce): respond and drop never do. */
+function mayRun(step: Step): boolean {
+  if (step.respond !== undefined || step.drop) return false;
+  const hit = step.random;
+  return !(hit && hit.share >= 1 && (hit.respond !== undefined || hit.drop));
+}
+
+/**
+ * Steering that could never act is refused: steps that only fail (a failed request announces
+ * nothing), or operations none of which announces an event. A scenario with webhooks alone is
+ * narrowed to its operations that announce (as "*" is); one naming others explicitly is refused.
+ * The operations the scenario applies to are returned.
+ */
+export function checkSteeringReach(
+  operations: Operation[],
+  given: { steeringOnly: boolean; named: '*' | string[] | undefined; steps: Step[] },
+  spec: SpecIndex,
+  at: (p: string, m: string) => void,
+): Operation[] {
+  const announcing = new Set(operationsAnnouncingEvents(spec));
+  const announcers = `events are announced by ${[...announcing].join(', ')}`;
+  if (!given.steps.some(mayRun)) {
+    at(
+      '/webhooks',
+      'every step answers an error or drops the connection: a failed request announces no event, so there is no delivery to steer; let a step pass, or leave webhooks out',
+    );
+    return operations;
+  }
+  const reached = operations.filter((op) => announcing.has(op.id));
+  if (!reached.length) {
+    const ids = operations.map((op) => op.id).sort();
+    const shown = ids.length > 5 ? `${ids.slice(0, 5).join(', ')} and ${ids.length - 5} more` : ids.join(', ');
+    at('/webhooks', `none of the operations it applies to (${shown}) announces an event, so there is no delivery to steer; ${announcers}`);
+    return operations;
+  }
+  if (!given.steeringOnly) return operations;
+  const silent = operations.filter((op) => !announcing.has(op.id)).map((op) => op.id);
+  if (Array.isArray(given.named) && silent.length) {
+    at(
+      '/operations',
+      `${silent.join(', ')} announce${silent.length === 1 ? 's' : ''} no event: with webhooks alone the scenario only steers deliveries, so it would do nothing there; ${announcers}`,
+    );
+  }
+  return reached;
 }

@@ -86,13 +86,42 @@ const TYPE_CODES: Record<string, string> = {
   null: 'none_required',
 };
 
-const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+/** A key as a token of a JSON pointer (RFC 6901: ~ as ~0, / as ~1). */
+export const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Header names are HTTP tokens (RFC 9110 section 5.6.2), at most 100 characters here. */
+export const HEADER_NAME_PATTERN = "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$";
+/** A JSON pointer (RFC 6901): empty for the whole document, or starting with /. */
+export const JSON_POINTER_PATTERN = '^(/.*)?$';
+
+/** What a key pattern asks for, said as a fix (the pattern itself tells a caller little). */
+const KEY_PATTERN_MEANINGS: Record<string, (key: string) => string> = {
+  [HEADER_NAME_PATTERN]: () => "is not a header name: give 1 to 100 letters, digits or !#$%&'*+.^_`|~- (no spaces, colons or other characters)",
+  [JSON_POINTER_PATTERN]: (key) => `is not a JSON pointer: start it with / (e.g. '/${key.slice(0, 40)}' for the field ${key.slice(0, 40)})`,
+};
+
+/**
+ * A key refused by a propertyNames rule (ajv names it in propertyName), or null: where it is and
+ * what is wrong with it, naming the key.
+ */
+export function keyProblem(e: ErrorObject): { pointer: string; why: string } | null {
+  const key = e.propertyName;
+  if (key === undefined) return null;
+  const p = e.params as Record<string, any>;
+  const shown = `'${key.slice(0, 100)}'`;
+  let why: string;
+  if (e.keyword === 'pattern') why = `${shown} ${KEY_PATTERN_MEANINGS[p.pattern]?.(key) ?? `must match the pattern ${p.pattern}`}`;
+  else if (e.keyword === 'maxLength') why = `${shown} is longer than ${p.limit} characters`;
+  else why = `${shown} ${e.message ?? 'is not allowed'}`;
+  return { pointer: `${e.instancePath}/${escapePointer(key)}`, why };
+}
 
 /** Turns ajv errors into the reference's `details`: one item per problem, each telling what to fix. */
 export function toErrorDetails(location: ErrorLocation, errors: ErrorObject[] | null | undefined): ErrorDetail[] {
   if (!errors?.length) return [];
   // `oneOf: [X, {type: null}]` reports the branch mismatch twice; keep the specific errors.
-  const specific = errors.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf' && e.keyword !== 'if');
+  // propertyNames follows the rule a key broke (which names the key) with a generic echo.
+  const specific = errors.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf' && e.keyword !== 'if' && e.keyword !== 'propertyNames');
   const useful = specific.filter(
     (e) => !(e.keyword === 'type' && e.params.type === 'null' && specific.some((o) => o !== e && o.instancePath.startsWith(e.instancePath))),
   );
@@ -111,6 +140,8 @@ export function toErrorDetails(location: ErrorLocation, errors: ErrorObject[] | 
 function detailOf(location: ErrorLocation, e: ErrorObject): ErrorDetail {
   const where = (pointer: string) => (pointer ? `${location} ${location === 'body' ? 'field' : 'parameter'} '${pointer.slice(1)}'` : `the ${location}`);
   const p = e.params as Record<string, any>;
+  const key = keyProblem(e);
+  if (key) return { location, pointer: key.pointer, type: 'invalid_key', message: `${cap(where(e.instancePath))}: the key ${key.why}.` };
   switch (e.keyword) {
     case 'required': {
       const pointer = `${e.instancePath}/${escapePointer(p.missingProperty)}`;

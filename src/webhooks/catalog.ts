@@ -4,7 +4,7 @@
 // self-check mode. The document is the list: POST /_sandbox/events accepts exactly these names.
 import type { ValidateFunction } from 'ajv';
 import type { SpecIndex } from '../spec/operations.js';
-import { toErrorDetails } from '../spec/schema-compiler.js';
+import { escapePointer, toErrorDetails } from '../spec/schema-compiler.js';
 import { COLLECTION_NAMES, type CollectionName } from '../store/records.js';
 
 export interface EventKind {
@@ -54,7 +54,7 @@ export class EventCatalog {
     if (!this.kinds.has(event.name)) return `event name '${event.name}' is not in openapi.json's webhooks section`;
     let validate = this.validators.get(event.name);
     if (!validate) {
-      const pointer = `#/webhooks/${event.name.replace(/~/g, '~0').replace(/\//g, '~1')}/post/requestBody/content/application~1json/schema`;
+      const pointer = `#/webhooks/${escapePointer(event.name)}/post/requestBody/content/application~1json/schema`;
       validate = this.spec.compiler.compile({ $ref: pointer });
       this.validators.set(event.name, validate);
     }

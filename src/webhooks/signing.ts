@@ -73,9 +73,14 @@ export function wallClockTimestamp(nowMs = Date.now()): string {
   return lastTimestamp;
 }
 
-/** Why `url` cannot receive notifications (http or https with a host and a port in range, nothing else), or null. */
+/**
+ * Why `url` cannot receive notifications, or null: http or https with an ASCII host (a name in its
+ * xn-- form) and a port from 1 to 65535, without user:password@ (deliveries carry no credentials:
+ * the receiver checks x-service-signature instead, so credentials in the URL would be dropped).
+ */
 export function urlProblem(url: string): string | null {
-  const shown = `'${url.slice(0, 200)}'`;
+  // Credentials are not echoed back (messages reach logs and the journal).
+  const shown = `'${url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@').slice(0, 200)}'`;
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -84,14 +89,27 @@ export function urlProblem(url: string): string | null {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `${shown} is not an http or https URL`;
   if (!parsed.hostname) return `${shown} names no host`;
+  if (parsed.port === '0') return `${shown} has port 0, where nothing can listen: give the port the receiver listens on (1 to 65535)`;
+  if (parsed.username || parsed.password) {
+    return `${shown} holds credentials (user:password@): deliveries send none (no Authorization header), so a receiver would never see them; leave them out and check x-service-signature in the receiver`;
+  }
+  const host = hostAsWritten(url);
+  if (host !== null && /[^\u0020-\u007e]/.test(host)) {
+    return `${shown} has a host that is not ASCII: write it in its xn-- (IDNA) form, ${parsed.protocol}//${parsed.host}${parsed.pathname}${parsed.search}`;
+  }
   return null;
+}
+
+/** The host (and port) part of an absolute URL as written, or null. */
+function hostAsWritten(url: string): string | null {
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url);
+  return authority ? authority[1].slice(authority[1].lastIndexOf('@') + 1) : null;
 }
 
 /** What the URL parser refused, said as a fix (it names no reason itself). */
 function whyNotParsed(url: string): string {
-  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url);
-  if (!authority) return 'give an absolute URL such as http://127.0.0.1:3000/hooks';
-  const hostAndPort = authority[1].slice(authority[1].lastIndexOf('@') + 1);
+  const hostAndPort = hostAsWritten(url);
+  if (hostAndPort === null) return 'give an absolute URL such as http://127.0.0.1:3000/hooks';
   if (hostAndPort === '' || hostAndPort.startsWith(':')) return 'it names no host after the scheme';
   const port = /^(\[[^\]]*\]|[^:]*):(.*)$/.exec(hostAndPort)?.[2];
   if (port !== undefined && port !== '' && !/^\d+$/.test(port)) return `the port '${port.slice(0, 20)}' is not a number`;

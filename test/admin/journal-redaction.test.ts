@@ -1,12 +1,15 @@
 // Credentials the client sent somewhere other than Authorization never reach a journal reader: a
 // bearer credential or a JWT is redacted by its value wherever it appears in a recorded request
-// (any header, Cookie pieces, any query parameter, JSON string fields at any depth, form and other
-// raw bodies, the kept prefix of a long body), and gone from memory as soon as the request is
-// recorded: the stored entries (what GET /_sandbox/state exports and a shared sandbox sends to
-// Redis) hold none. Plain values that merely look similar are kept.
+// (any header, Cookie pieces, any query parameter's value or name, the path, JSON string fields
+// and keys at any depth, form and other raw bodies, the kept prefix of a long body; percent-encoded
+// or JSON-escaped too), and gone from memory as soon as the request is recorded: the stored entries
+// (what GET /_sandbox/state exports and a shared sandbox sends to Redis) hold none. Plain values
+// that merely look similar are kept.
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOURNAL } from '../../src/journal/journal.js';
-import { redactJwts, redactTokensInText } from '../../src/journal/tokens.js';
+import { mayHoldToken, redactJwts, redactTokensInText } from '../../src/journal/tokens.js';
 import { startTestSandbox, type TestSandbox, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
@@ -246,7 +249,203 @@ describe('what the journal stores and exports', () => {
   });
 });
 
+/** The first `request` event of a server-sent event stream, read until it comes (at most 5 s). */
+function firstRequestEvent(res: IncomingMessage): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    const timer = setTimeout(() => reject(new Error('no request event within 5 s')), 5000);
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      buffer += chunk;
+      const found = /event: request\ndata: (.*)\n\n/.exec(buffer);
+      if (!found) return;
+      clearTimeout(timer);
+      res.destroy();
+      resolve(JSON.parse(found[1]));
+    });
+  });
+}
+
+function openStream(path: string): Promise<IncomingMessage> {
+  const { port } = sb.server.address() as AddressInfo;
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path }, (res) =>
+      res.statusCode === 200 ? resolve(res) : reject(new Error(`stream: ${res.statusCode}`)),
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * Makes one request (`send`) in a fresh namespace and gives every form of its journal entry: the
+ * list (whole and summary), HAR, the live stream (whole and summary, opened before the request),
+ * the state export and the bytes a shared sandbox sends to Redis (recordsAfter).
+ */
+async function everyView(ns: string, send: () => PromiseLike<unknown>) {
+  await sb.http.get(`/ns/${ns}/card-scheme-definitions`).set('authorization', sb.auth).expect(200); // the namespace exists
+  const streams = await Promise.all([openStream(`/ns/${ns}/_sandbox/requests/stream`), openStream(`/ns/${ns}/_sandbox/requests/stream?view=summary`)]);
+  const [streamed, streamedSummary] = streams.map(firstRequestEvent);
+  await send();
+  const entry = (await sb.http.get('/_sandbox/requests?limit=1').set('x-sandbox-namespace', ns).expect(200)).body.items[0];
+  const summary = (await sb.http.get('/_sandbox/requests?limit=1&view=summary').set('x-sandbox-namespace', ns).expect(200)).body.items[0];
+  const har = JSON.parse((await sb.http.get('/_sandbox/requests?limit=1&format=har').set('x-sandbox-namespace', ns).expect(200)).text).log.entries[0];
+  const state = (await sb.http.get('/_sandbox/state').set('x-sandbox-namespace', ns).expect(200)).body.parts.journal.entries.at(-1);
+  const records = sb.deps.namespaces.get(ns).part(JOURNAL).recordsAfter(1);
+  expect(records).toHaveLength(1);
+  const views = { entry, summary, har, state, redis: records[0].toString('utf8'), stream: await streamed, streamSummary: await streamedSummary };
+  expect(views.stream.id).toBe(entry.id);
+  expect(views.streamSummary).toEqual(summary);
+  return views;
+}
+
+/** No view holds any part of the token, whichever way it was written. */
+function expectNoToken(views: Record<string, unknown>, token: string) {
+  for (const [name, view] of Object.entries(views)) {
+    const text = typeof view === 'string' ? view : JSON.stringify(view);
+    for (const part of token.split('.')) expect(text.includes(part), `${name} holds ${part.slice(0, 12)}...`).toBe(false);
+  }
+}
+
+describe('tokens in the path, in names, percent-encoded or JSON-escaped', () => {
+  const pct = () => jwt.replaceAll('.', '%2E');
+  const escaped = () => jwt.replaceAll('.', '\\u002e');
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => sb.server.listen(0, '127.0.0.1', resolve));
+  });
+
+  it('redacts a JWT sent as a path segment (PUT /buyers/<JWT>, refused 400)', async () => {
+    const views = await everyView('esc-path', () =>
+      sb.http.put(`/ns/esc-path/buyers/${otherJwt}`).set('authorization', sb.auth).send({ display_name: 'x' }).expect(400),
+    );
+    expect(views.entry.path).toBe('/buyers/[redacted]');
+    expect(views.entry.url).toMatch(/\/ns\/esc-path\/buyers\/\[redacted\]$/);
+    expect(views.summary).toMatchObject({ path: '/buyers/[redacted]', url: views.entry.url, status: 400 });
+    expect(views.har.request.url).toBe(views.entry.url);
+    expect(views.state).toMatchObject({ path: '/buyers/[redacted]', url: views.entry.url });
+    expect(views.stream).toMatchObject({ path: '/buyers/[redacted]', url: views.entry.url });
+    expectNoToken(views, otherJwt);
+  });
+
+  it('redacts a JWT whose dots are %2E in a path segment (400)', async () => {
+    const views = await everyView('esc-path-pct', () =>
+      sb.http.get(`/ns/esc-path-pct/payment-methods/${pct()}/payment-service-tokens`).set('authorization', sb.auth).expect(400),
+    );
+    expect(views.entry.path).toBe('/payment-methods/[redacted]/payment-service-tokens');
+    expect(views.entry.url).toMatch(/\/ns\/esc-path-pct\/payment-methods\/\[redacted\]\/payment-service-tokens$/);
+    for (const view of [views.summary, views.state, views.stream]) expect(view).toMatchObject({ path: views.entry.path, url: views.entry.url });
+    expect(views.har.request.url).toBe(views.entry.url);
+    expectNoToken(views, jwt);
+  });
+
+  it("redacts a JWT sent as a query parameter's name, keeping the other parameters as sent", async () => {
+    const views = await everyView('esc-query-key', () =>
+      sb.http.get(`/ns/esc-query-key/gift-cards?${otherJwt}=1&limit=5&q=a%20b`).set('authorization', sb.auth).expect(200),
+    );
+    expect(views.entry.query).toEqual({ '[redacted]': '1', limit: '5', q: 'a b' });
+    expect(views.entry.url).toMatch(/\/gift-cards\?\[redacted\]=1&limit=5&q=a\+b$/);
+    expect(views.har.request.queryString).toEqual([
+      { name: '[redacted]', value: '1' },
+      { name: 'limit', value: '5' },
+      { name: 'q', value: 'a b' },
+    ]);
+    for (const view of [views.summary, views.state, views.stream]) expect(view).toMatchObject({ url: views.entry.url });
+    expectNoToken(views, otherJwt);
+  });
+
+  it('redacts a JWT sent as a JSON body key (200), keeping the other keys and their order', async () => {
+    const views = await everyView('esc-body-key', () =>
+      sb.http
+        .put(`/ns/esc-body-key/buyers/${BUYER}`)
+        .set('authorization', sb.auth)
+        .set('content-type', 'application/json')
+        .send(`{"display_name":"x","${otherJwt}":1,"[redacted]":2,"nested":{"${jwt}":{"__proto__":"kept"}}}`)
+        .expect(200),
+    );
+    expect(Object.keys(views.entry.body)).toEqual(['display_name', '[redacted] 2', '[redacted]', 'nested']);
+    expect(views.entry.body).toEqual({ display_name: 'x', '[redacted] 2': 1, '[redacted]': 2, nested: { '[redacted]': JSON.parse('{"__proto__":"kept"}') } });
+    expect(JSON.parse(views.state.requestText)).toEqual(views.entry.body);
+    expect(JSON.parse(views.har.request.postData.text)).toEqual(views.entry.body);
+    expect(views.stream.body).toEqual(views.entry.body);
+    expectNoToken(views, otherJwt);
+    expectNoToken(views, jwt);
+  });
+
+  it('redacts a JWT whose dots are %2E in a form body, the rest of the form as sent (400)', async () => {
+    const views = await everyView('esc-form', () =>
+      sb.http
+        .put(`/ns/esc-form/buyers/${BUYER}`)
+        .set('authorization', sb.auth)
+        .set('content-type', 'application/x-www-form-urlencoded')
+        .send(`name=a%20b&token=${pct()}&file=report%2Etxt`)
+        .expect(400),
+    );
+    expect(views.entry.body).toBe('name=a%20b&token=[redacted]&file=report.txt');
+    expect(views.state.requestText).toBe(views.entry.body);
+    expect(views.har.request.postData.text).toBe(views.entry.body);
+    expect(views.stream.body).toBe(views.entry.body);
+    expectNoToken(views, jwt);
+  });
+
+  it('redacts a JWT whose dots are %2E in a header value, keeping a plain escaped value', async () => {
+    const views = await everyView('esc-header', () =>
+      sb.http.get('/ns/esc-header/card-scheme-definitions').set('authorization', sb.auth).set('x-token', pct()).set('x-file', 'report%2Etxt').expect(200),
+    );
+    expect(views.entry.headers).toMatchObject({ 'x-token': '[redacted]', 'x-file': 'report%2Etxt' });
+    expect(views.state.headerLines).toContain('x-token: [redacted]\n');
+    expect(views.har.request.headers).toContainEqual({ name: 'x-token', value: '[redacted]' });
+    expect(views.stream.headers).toEqual(views.entry.headers);
+    expectNoToken(views, jwt);
+  });
+
+  it('redacts a JWT whose dots are \\u002e in JSON sent as text/plain, and in JSON sent as JSON (both 400)', async () => {
+    const views = await everyView('esc-json-text', () =>
+      sb.http
+        .put(`/ns/esc-json-text/buyers/${BUYER}`)
+        .set('authorization', sb.auth)
+        .set('content-type', 'text/plain')
+        .send(`{"display_name":"${escaped()}","path":"C:\\\\u002e\\\\x"}`)
+        .expect(400),
+    );
+    expect(views.entry.body).toBe('{"display_name":"[redacted]","path":"C:\\\\u002e\\\\x"}');
+    expect(views.state.requestText).toBe(views.entry.body);
+    expect(views.har.request.postData.text).toBe(views.entry.body);
+    expect(views.stream.body).toBe(views.entry.body);
+    expectNoToken(views, jwt);
+
+    const json = await everyView(
+      'esc-json',
+      () =>
+        sb.http
+          .put(`/ns/esc-json/buyers/${BUYER}`)
+          .set('authorization', sb.auth)
+          .set('content-type', 'application/json')
+          .send(`{"display_name":"Plain","external_identifier":"${escaped()}"}`)
+          .expect(400), // too long for an external identifier: recorded all the same
+    );
+    expect(json.entry.body).toEqual({ display_name: 'Plain', external_identifier: '[redacted]' });
+    expect(JSON.parse(json.state.requestText)).toEqual(json.entry.body);
+    expect(JSON.parse(json.har.request.postData.text)).toEqual(json.entry.body);
+    expect(json.stream.body).toEqual(json.entry.body);
+    expectNoToken(json, jwt);
+  });
+});
+
 describe('token detection', () => {
+  it('sees a JWT written with escapes (%2E, \\u002e, any character escaped) and a bearer scheme with an escaped letter', () => {
+    const [header, payload, signature] = jwt.split('.');
+    expect(mayHoldToken(`${header}%2E${payload}%2e${signature}`)).toBe(true);
+    expect(mayHoldToken(`${header}\\u002e${payload}\\u002E${signature}`)).toBe(true);
+    expect(mayHoldToken(`${header}%2E%65${payload}%2E${signature}`)).toBe(true);
+    expect(redactTokensInText(`a=%42earer%20abcdefgh12345&b=1`)).toBe('a=[redacted]&b=1');
+    // Escapes that are not dots or base64url characters, and an escaped backslash before u002e: nothing.
+    expect(mayHoldToken(`${header}%2F${payload}%2F${signature}`)).toBe(false);
+    expect(mayHoldToken(`${header}\\\\u002e${payload}\\\\u002e${signature}`)).toBe(false);
+    expect(mayHoldToken('report%2Etxt and C:\\\\x and %zz and \\u00')).toBe(false);
+    // Where only one pass of escapes finds it, the other escapes are kept.
+    expect(redactTokensInText(`x=a%20b&t=${header}%2E${payload}%2E${signature}`)).toBe('x=a%20b&t=[redacted]');
+  });
+
   it('finds a JWT after a longer base64url prefix, and leaves long runs alone quickly', () => {
     expect(redactJwts(`longprefix.${jwt}`)).toBe('longprefix.[redacted]');
     expect(redactJwts(`${jwt}.${otherJwt}`)).toBe('[redacted].[redacted]');

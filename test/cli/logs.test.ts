@@ -186,17 +186,24 @@ describe('default log level', () => {
     expect(line).toMatchObject({ level: 'info', code: 'request_header_fields_too_large', message: expect.stringContaining('16 KiB') });
   });
 
-  it('logs a request without a readable Host header at info with its code and message', async () => {
+  it('logs each request refused before the app at info with its code and message', async () => {
     const cli = await startCli(['--port', '0']);
+    const refused: Array<[string[], number, string, RegExp]> = [
+      [['GET /connections HTTP/1.1'], 400, 'bad_request', /^An HTTP\/1\.1 request needs a Host header/],
+      [['GET /connections HTTP/1.1', 'host: a b'], 400, 'bad_request', /^The Host header is not a host name/],
+      [['GET /connections HTTP/1.1', 'host: a', 'host: b'], 400, 'bad_request', /^The request has more than one Host header/],
+      [['GET /ns/hh/%2e%2e/jj/connections HTTP/1.1', 'host: a'], 400, 'bad_request', /^The request path \/ns\/hh\/%2e%2e\/jj\/connections holds a dot segment/],
+      [['GET /connections HTTP/1.1', 'host: a', 'expect: 200-ok'], 417, 'expectation_failed', /^The sandbox cannot meet Expect: 200-ok/],
+      [['GET /connections HTTP/2.0', 'host: a'], 505, 'http_version_not_supported', /^HTTP\/2\.0 is not served on this connection/],
+      [['CONNECT 127.0.0.1:9 HTTP/1.1', 'host: 127.0.0.1:9'], 405, 'method_not_allowed', /^The sandbox is not a proxy and serves no CONNECT/],
+    ];
     const answers: string[] = [];
     try {
       const { hostname, port } = new URL(cli.url);
-      for (const hostLine of [[], ['host: a b']]) {
+      for (const [lines] of refused) {
         answers.push(
           await new Promise<string>((resolve, reject) => {
-            const socket = connect(Number(port), hostname, () =>
-              socket.end(['GET /connections HTTP/1.1', ...hostLine, 'connection: close', '', ''].join('\r\n')),
-            );
+            const socket = connect(Number(port), hostname, () => socket.write([...lines, 'connection: close', '', ''].join('\r\n')));
             let text = '';
             socket.on('data', (d) => (text += d));
             socket.on('close', () => resolve(text));
@@ -209,29 +216,28 @@ describe('default log level', () => {
           cli
             .stdout()
             .split('\n')
-            .filter((l) => l.includes('"status":400')).length >= 2
+            .filter((l) => l.includes('"status":')).length >= refused.length
             ? true
             : undefined,
-        'the two 400 lines',
+        'a line for each refused request',
       );
     } finally {
       await cli.stop('SIGTERM');
     }
-    for (const answer of answers) {
-      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
-      expect(JSON.parse(answer.split('\r\n\r\n')[1])).toMatchObject({ type: 'error', status: 400, code: 'bad_request' });
-    }
+    refused.forEach(([, status, code], i) => {
+      expect(answers[i]).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(JSON.parse(answers[i].split('\r\n\r\n')[1])).toMatchObject({ type: 'error', status, code });
+    });
     const lines = cli
       .stdout()
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as LogLine)
-      .filter((l) => l.status === 400);
-    expect(lines).toEqual([
-      expect.objectContaining({ level: 'info', code: 'bad_request', message: expect.stringMatching(/^An HTTP\/1\.1 request needs a Host header/) }),
-      expect.objectContaining({ level: 'info', code: 'bad_request', message: expect.stringMatching(/^The Host header is not a host name/) }),
-    ]);
-    expect(lines[1].msg).toBe(`400 bad_request: ${lines[1].message}`);
+      .filter((l) => l.status !== undefined);
+    expect(lines).toEqual(
+      refused.map(([, status, code, message]) => expect.objectContaining({ level: 'info', status, code, message: expect.stringMatching(message) })),
+    );
+    for (const line of lines) expect(line.msg).toBe(`${line.status} ${line.code}: ${line.message}`);
   });
 
   it('logs no request lines at info', async () => {

@@ -341,6 +341,9 @@ describe('a shared sandbox behind HAProxy', () => {
       expect(write.status).toBe(503);
       expect(write.headers.get('retry-after')).toBe('1');
       expect((await write.json()).message).toContain(`Redis at ${redis.url}`);
+      // Refused before it was made: reads still show what was acknowledged.
+      const after = await buyerName(proxy.url, ns);
+      expect([after.status, after.name]).toEqual([200, 'kept']);
       const health = await (await fetch(`${owner.url}/_sandbox/health`)).json();
       expect(health).toMatchObject({ status: 'degraded', store: { status: 'unavailable' } });
     } finally {

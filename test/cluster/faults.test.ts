@@ -149,7 +149,10 @@ describe('a shared sandbox under faults', () => {
     expect(logLines(`Redis at ${redis.url} is back after`)).toHaveLength(1);
     // The lease lapsed while Redis was away, and nobody took it: the log says so, not that another node did.
     // (by its next renewal or its next write, whichever comes first).
-    expect(logLines(`namespace '${ns}' is no longer this node's: its lease lapsed and nobody holds it now`)).toHaveLength(1);
+    // The node's log comes through a pipe: wait for the line to arrive before counting it.
+    const lapsedLine = `namespace '${ns}' is no longer this node's: its lease lapsed and nobody holds it now`;
+    await waitFor('the line saying the lease lapsed', async () => (logLines(lapsedLine).length ? true : undefined));
+    expect(logLines(lapsedLine)).toHaveLength(1);
     expect(logLines('another node holds')).toEqual([]);
   }, 40_000);
 });

@@ -3,8 +3,9 @@
 // calls, unknown control paths and the console's shells and files leave nothing in Redis; a name a
 // call leased but could not create is given back. Also: a reset across nodes that could not reset a
 // namespace says so; a namespace held by a node that does not hand it over is a bounded wait, then
-// 503; a percent-encoded /ns/ prefix is refused through the proxy.
+// 503; a percent-encoded /ns/ prefix, and a path with a dot segment, are refused through the proxy.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { head, openSocket, parseResponse } from '../reliability/raw-socket.js';
 import { expectErrorBody, startTestSandbox, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
 import { type HaProxy, LEASE_MS, type RedisServer, redisCli, type SandboxNode, startNode, startProxy, startRedis, waitFor } from './support.js';
 
@@ -284,5 +285,33 @@ describe('a percent-encoded namespace prefix', () => {
       nodes.add(ok.headers.get('x-sandbox-node'));
     }
     expect(nodes.size).toBe(1);
+  });
+
+  it('refuses a path whose dot segment would move it into another namespace, so the node never serves what the proxy hashed elsewhere', async () => {
+    const put = await fetch(`${proxy.url}/ns/dot-jj/buyers/${BUYER}`, { method: 'PUT', headers: auth, body: JSON.stringify({ display_name: 'kept' }) });
+    expect(put.status).toBe(200);
+    await put.arrayBuffer();
+    for (const prefix of ['/ns/dot-hh/%2e%2e/dot-jj', '/ns/dot-hh/../dot-jj']) {
+      const body = JSON.stringify({ display_name: 'via-dots' });
+      const { socket, received } = await openSocket(Number(new URL(proxy.url).port), 5_000);
+      socket.write(
+        head([
+          `PUT ${prefix}/buyers/${BUYER} HTTP/1.1`,
+          'host: x',
+          `authorization: ${auth.authorization}`,
+          'content-type: application/json',
+          `content-length: ${body.length}`,
+          'connection: close',
+        ]) + body,
+      );
+      const res = parseResponse((await received).text);
+      socket.destroy();
+      expect([prefix, res.status]).toEqual([prefix, 400]);
+      expectErrorBody(res.body, 400, 'bad_request');
+      expect(res.body.message).toMatch(/holds a dot segment/);
+    }
+    const record = await fetch(`${proxy.url}/ns/dot-jj/_sandbox/records/buyers/${BUYER}`, { headers: admin });
+    expect((await record.json()).display_name).toBe('kept');
+    expect(keysOf('dot-hh')).toBe('');
   });
 });

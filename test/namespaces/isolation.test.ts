@@ -111,10 +111,71 @@ describe('namespaces', () => {
     expect(bad.body.details[0]).toMatchObject({ location: 'path', pointer: '/name' });
   });
 
-  it('refuses an invalid namespace name', async () => {
+  it('refuses an invalid namespace name, naming where it was written', async () => {
     const res = await sb.http.get('/_sandbox/health').set('x-sandbox-namespace', 'no spaces allowed');
     expect(res.status).toBe(400);
-    expectErrorBody(res.body, 400, 'bad_request');
+    expect(res.body).toEqual({
+      type: 'error',
+      code: 'bad_request',
+      status: 400,
+      message:
+        "Namespace 'no spaces allowed' in the x-sandbox-namespace header is not valid: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit.",
+      details: [
+        {
+          location: 'header',
+          pointer: '/x-sandbox-namespace',
+          type: 'string_pattern_mismatch',
+          message: 'A namespace is 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.',
+        },
+      ],
+    });
+    const inPath = await sb.http.get('/ns/.x/_sandbox/health');
+    expect(inPath.status).toBe(400);
+    expect(inPath.body).toEqual({
+      type: 'error',
+      code: 'bad_request',
+      status: 400,
+      message: "Namespace '.x' in the path prefix /ns/.x/ is not valid: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit.",
+      details: [
+        {
+          location: 'path',
+          pointer: '/ns',
+          type: 'string_pattern_mismatch',
+          message: 'A namespace is 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.',
+        },
+      ],
+    });
+    expect(sb.deps.namespaces.has('.x')).toBe(false);
+  });
+
+  it('refuses a /ns/{name}/ prefix that disagrees with x-sandbox-namespace, naming both, and changes neither', async () => {
+    const buyer = `/buyers/${WELL_KNOWN.buyers.default.id}`;
+    const res = await sb.http.put(`/ns/mm-1${buyer}`).set('authorization', sb.auth).set('x-sandbox-namespace', 'mm-2').send({ display_name: 'which' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      type: 'error',
+      code: 'bad_request',
+      status: 400,
+      message: "The path prefix /ns/mm-1/ names namespace 'mm-1' but the x-sandbox-namespace header names 'mm-2': send one of them, or the same name in both.",
+      details: [
+        { location: 'path', pointer: '/ns', type: 'value_error', message: "The prefix names namespace 'mm-1'." },
+        { location: 'header', pointer: '/x-sandbox-namespace', type: 'value_error', message: "The header names namespace 'mm-2'." },
+      ],
+    });
+    expect(sb.deps.namespaces.has('mm-1')).toBe(false);
+    expect(sb.deps.namespaces.has('mm-2')).toBe(false);
+    // The same name in both, or an empty header, is served under the prefix's namespace.
+    for (const header of ['mm-1', '']) {
+      const ok = await sb.http
+        .put(`/ns/mm-1${buyer}`)
+        .set('authorization', sb.auth)
+        .set('x-sandbox-namespace', header)
+        .send({ display_name: `same-${header}` });
+      expect([header, ok.status]).toEqual([header, 200]);
+    }
+    const record = await sb.http.get(`/ns/mm-1/_sandbox/records${buyer}`);
+    expect(record.body.display_name).toBe('same-');
+    expect(sb.deps.namespaces.has('mm-2')).toBe(false);
   });
 });
 

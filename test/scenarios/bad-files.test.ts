@@ -74,6 +74,37 @@ describe('scenario files checked at boot', () => {
     expect(json.message).toContain(`${join(json.dir, 'broken.json')}: is not valid JSON: `);
   });
 
+  it("says where YAML breaks and what to fix, without the parser library's advice to programmers", async () => {
+    for (const [text, problem] of [
+      [`${header('two')}operations: "*"\n---\nname: other\n`, "line 4, column 1: a second YAML document starts here ('---' or '...'): give one document"],
+      [
+        `${header('nested')}operations: [listGiftCards]\nrespond: status: 500\n`,
+        'line 4, column 10: a value holding ": " is read as a nested mapping: quote the value, or write the mapping on the next lines, indented',
+      ],
+      [`${header('twice')}name: again\n`, 'line 3, column 1: a key is given twice in one mapping: keep one'],
+      [`${header('tab')}match:\n\tpath: /a\n`, 'line 4, column 1: a tab indents this line: indent with spaces'],
+    ]) {
+      const { message, dir } = await bootError({ 'bad.yaml': text });
+      expect(message).toBe(`invalid scenario file: ${join(dir, 'bad.yaml')}: is not valid YAML: ${problem}`);
+      expect(message).not.toMatch(/please use|YAML\./);
+    }
+  });
+
+  it('refuses YAML tags that JSON cannot hold (!!set would silently become {}), keeping the core ones', async () => {
+    const tagged = await bootError({
+      'set.yaml': `${header('set')}operations: [createReport]\nmatch:\n  body:\n    /name:\n      equals: !!set {a, b}\nrespond: { status: 500 }\n`,
+    });
+    expect(tagged.message).toBe(
+      `invalid scenario file: ${join(tagged.dir, 'set.yaml')}: is not valid YAML: line 7, column 15: the tag !!set has no JSON equivalent: write a plain mapping, sequence or scalar instead`,
+    );
+    const custom = await bootError({ 'custom.yaml': `${header('custom')}operations: !ops [createReport]\nrespond: { status: 500 }\n` });
+    expect(custom.message).toContain('the tag !ops has no JSON equivalent');
+    const dir = scenarioDir({
+      'core.yaml': `${header('core')}operations: [createReport]\nmatch:\n  body:\n    /name: !!str 5\nrespond: { status: !!int 500 }\n`,
+    });
+    expect(loadScenarios(dir, spec).byName.get('core')?.match).toEqual({ body: { '/name': '5' } });
+  });
+
   it('rejects a step that does two things, or nothing', async () => {
     const { message, dir } = await bootError({
       'two.yaml': `${header('two')}operations: [listGiftCards]\nsteps:\n  - respond: { status: 500 }\n    drop: true\n  - times: 2\n`,

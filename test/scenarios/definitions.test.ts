@@ -84,6 +84,25 @@ describe('scenarios defined at run time', () => {
     expect(broken.status).toBe(400);
     expectErrorBody(broken.body, 400, 'bad_request');
     expect(broken.body.details).toEqual([{ location: 'body', pointer: '', type: 'yaml_invalid', message: expect.stringMatching(/^Invalid YAML: /) }]);
+    // Where it breaks and what to fix, without the library's advice; tags JSON cannot hold are refused, not turned into {}.
+    for (const [text, problem] of [
+      ['name: a\n---\nname: b\n', "line 2, column 1: a second YAML document starts here ('---' or '...'): give one document"],
+      [
+        'name: set\ndescription: x\noperations: [createReport]\nmatch: { body: { /name: { equals: !!set {a, b} } } }\nrespond: { status: 500 }\n',
+        'line 4, column 35: the tag !!set has no JSON equivalent: write a plain mapping, sequence or scalar instead',
+      ],
+    ]) {
+      const res = await sb.http.post('/_sandbox/scenarios').set('content-type', 'application/yaml').send(text);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        type: 'error',
+        code: 'bad_request',
+        status: 400,
+        message: `The request body is not valid YAML: ${problem}.`,
+        details: [{ location: 'body', pointer: '', type: 'yaml_invalid', message: `Invalid YAML: ${problem}.` }],
+      });
+    }
+    expect((await sb.http.get('/_sandbox/scenarios/set')).status).toBe(404);
     const other = await sb.http.post('/_sandbox/scenarios').set('content-type', 'text/plain').send('name: x');
     expect(other.status).toBe(400);
     expect(other.body.details[0]).toMatchObject({ pointer: '/content-type', type: 'content_type' });

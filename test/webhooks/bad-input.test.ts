@@ -35,6 +35,34 @@ describe('bad input to the webhook control routes', () => {
     expect(res.body).toEqual(body);
   });
 
+  it('takes status= as the outcome filter (named like the record field), refusing a bad one or one that contradicts outcome', async () => {
+    const ns = '/ns/status-alias';
+    await sb.http.post(`${ns}/_sandbox/records/webhook_subscriptions`).send({ url: 'http://127.0.0.1:9/hooks' }).expect(201);
+    const emitted = await sb.http.post(`${ns}/_sandbox/events`).send({ name: 'buyer.updated' }).expect(201);
+    const id = emitted.body.deliveries[0].id;
+    const list = async (query: string) => (await sb.http.get(`${ns}/_sandbox/webhooks/deliveries?${query}`).expect(200)).body;
+    const pending = await list('status=pending');
+    expect(pending.total).toBe(1);
+    expect(pending.items.map((d: { id: string; status: string }) => [d.id, d.status])).toEqual([[id, 'pending']]);
+    expect((await list('status=succeeded')).total).toBe(0);
+    expect((await list('outcome=succeeded')).total).toBe(0);
+    expect((await list('outcome=pending&status=pending')).total).toBe(1);
+    const both = await sb.http.get(`${ns}/_sandbox/webhooks/deliveries?outcome=pending&status=failed`);
+    expect(both.status).toBe(400);
+    expect(both.body).toEqual(
+      bad(
+        'query',
+        '/status',
+        'conflicting_filter',
+        'Give outcome or status, not two different statuses.',
+        'Query parameters outcome (pending) and status (failed) are the same filter: give one of them.',
+      ),
+    );
+    const wrong = await sb.http.get(`${ns}/_sandbox/webhooks/deliveries?status=ok`);
+    expect(wrong.status).toBe(400);
+    expect(wrong.body).toEqual(bad('query', '/status', 'enum', `Query parameter 'status' must be one of: "pending", "succeeded", "failed", "cancelled".`));
+  });
+
   it.each([
     ['{"keep_previous_seconds":-1}', bad('body', '/keep_previous_seconds', 'greater_than_equal', "Body field 'keep_previous_seconds' must be at least 0.")],
     ['{"keep_previous_seconds":1.5}', bad('body', '/keep_previous_seconds', 'int_type', "Body field 'keep_previous_seconds' must be of type integer.")],
@@ -88,6 +116,12 @@ describe('subscription URLs the sandbox could not send to', () => {
     ['http://[::1]:99999/', "'http://[::1]:99999/' is not a URL: the port 99999 is out of range (at most 65535)"],
     ['http://127.0.0.1:hooks/', "'http://127.0.0.1:hooks/' is not a URL: the port 'hooks' is not a number"],
     ['http://256.1.1.1/hooks', "'http://256.1.1.1/hooks' is not a URL: the host '256.1.1.1' is not a valid name or IP address"],
+    ['http://127.0.0.1:0/h', "'http://127.0.0.1:0/h' has port 0, where nothing can listen: give the port the receiver listens on (1 to 65535)"],
+    [
+      'http://u:p@127.0.0.1:8080/ui',
+      "'http://***@127.0.0.1:8080/ui' holds credentials (user:password@): deliveries send none (no Authorization header), so a receiver would never see them; leave them out and check x-service-signature in the receiver",
+    ],
+    ['http://bücher.de/h', "'http://bücher.de/h' has a host that is not ASCII: write it in its xn-- (IDNA) form, http://xn--bcher-kva.de/h"],
   ])('refuses to create one to %s (400 at /url saying what is wrong), creating nothing', async (url, problem) => {
     const before = (await sb.http.get('/_sandbox/records/webhook_subscriptions').expect(200)).body.total;
     const res = await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url, merchant_account_id: 'default' });
@@ -103,6 +137,10 @@ describe('subscription URLs the sandbox could not send to', () => {
     const res = await sb.http.patch(`/_sandbox/records/webhook_subscriptions/${made.body.id}`).send({ url: 'http://' });
     expect(res.status).toBe(400);
     expect(res.body).toEqual(urlError("'http://' is not a URL: it names no host after the scheme"));
+    expect((await sb.http.get(`/_sandbox/records/webhook_subscriptions/${made.body.id}`).expect(200)).body).toEqual(made.body);
+    const portZero = await sb.http.patch(`/_sandbox/records/webhook_subscriptions/${made.body.id}`).send({ url: 'http://[::1]:0/hooks' });
+    expect(portZero.status).toBe(400);
+    expect(portZero.body).toEqual(urlError("'http://[::1]:0/hooks' has port 0, where nothing can listen: give the port the receiver listens on (1 to 65535)"));
     expect((await sb.http.get(`/_sandbox/records/webhook_subscriptions/${made.body.id}`).expect(200)).body).toEqual(made.body);
     const moved = await sb.http.patch(`/_sandbox/records/webhook_subscriptions/${made.body.id}`).send({ url: 'https://hooks.internal:8443/in' });
     expect(moved.status).toBe(200);
@@ -121,6 +159,18 @@ describe('subscription URLs the sandbox could not send to', () => {
         pointer: '/collections/webhook_subscriptions/0/url',
         type: 'url_parsing',
         message: "Body field 'url': 'http://' is not a URL: it names no host after the scheme (at /collections/webhook_subscriptions/0/url).",
+      },
+    ]);
+    snapshot.collections.webhook_subscriptions[0] = { ...first, url: 'https://a:b@hooks.example/in' };
+    const withCredentials = await sb.http.put('/ns/bad-url/_sandbox/snapshot').send(snapshot);
+    expect(withCredentials.status).toBe(400);
+    expect(withCredentials.body.details).toEqual([
+      {
+        location: 'body',
+        pointer: '/collections/webhook_subscriptions/0/url',
+        type: 'url_parsing',
+        message:
+          "Body field 'url': 'https://***@hooks.example/in' holds credentials (user:password@): deliveries send none (no Authorization header), so a receiver would never see them; leave them out and check x-service-signature in the receiver (at /collections/webhook_subscriptions/0/url).",
       },
     ]);
   });

@@ -189,6 +189,80 @@ describe('scenarios steering deliveries', () => {
   });
 });
 
+describe('steering that could never act', () => {
+  let sb: TestSandbox;
+  beforeAll(async () => {
+    sb = await startTestSandbox();
+  });
+  afterAll(() => sb.server.close());
+  beforeEach(async () => {
+    await sb.http.post('/_sandbox/reset').send({});
+  });
+  const announcers = `events are announced by ${ANNOUNCING.join(', ')}`;
+  const refused = async (definition: Record<string, unknown>, pointer: string, message: string) => {
+    const res = await sb.http.post('/_sandbox/scenarios').send({ name: 'never-steers', description: 'Refused.', ...definition });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expectErrorBody(res.body, 400, 'bad_request');
+    expect(res.body.details).toEqual([{ location: 'body', pointer, type: 'scenario_invalid', message }]);
+    expect((await sb.http.get('/_sandbox/scenarios/never-steers')).status).toBe(404);
+  };
+
+  it('refuses webhooks beside steps that only fail: a failed request announces no event', async () => {
+    const message =
+      'every step answers an error or drops the connection: a failed request announces no event, so there is no delivery to steer; let a step pass, or leave webhooks out';
+    await refused({ operations: ['updateBuyer'], respond: { status: 500 }, webhooks: { delay_ms: 10 } }, '/webhooks', message);
+    await refused({ operations: ['updateBuyer'], steps: [{ respond: { status: 503 } }, { drop: true }], webhooks: { duplicate: 2 } }, '/webhooks', message);
+    // One step that lets the request run is enough: its deliveries are steered.
+    const mixed = await define(sb, {
+      name: 'fail-then-steer',
+      description: 'x',
+      operations: ['updateBuyer'],
+      steps: [{ respond: { status: 500 } }, { pass: true }],
+      webhooks: { duplicate: 2 },
+    });
+    expect(mixed.operations).toEqual(['updateBuyer']);
+  });
+
+  it('refuses webhooks on operations none of which announces an event, naming those that do', async () => {
+    await refused(
+      { webhooks: { duplicate: 2 }, match: { method: 'GET' } },
+      '/webhooks',
+      `none of the operations it applies to (getReportExecution, listBuyerPaymentMethods, listCardSchemeDefinitions, listConnections, listFlowRules and 3 more) announces an event, so there is no delivery to steer; ${announcers}`,
+    );
+    await refused(
+      { operations: ['listGiftCards'], respond: { status: 500 }, calls: [2], webhooks: { delay_ms: 5 } },
+      '/webhooks',
+      `none of the operations it applies to (listGiftCards) announces an event, so there is no delivery to steer; ${announcers}`,
+    );
+    // Webhooks alone naming an operation that announces nothing: it would pass those requests and do nothing.
+    await refused(
+      { operations: ['updateBuyer', 'listGiftCards'], webhooks: { duplicate: 2 } },
+      '/operations',
+      `listGiftCards announces no event: with webhooks alone the scenario only steers deliveries, so it would do nothing there; ${announcers}`,
+    );
+  });
+
+  it('narrows webhooks alone to the operations that announce events, and does not count the others', async () => {
+    const narrowed = await define(sb, { name: 'deletes', description: 'x', match: { method: 'DELETE' }, webhooks: { duplicate: 2 } });
+    expect(narrowed.operations).toEqual(ANNOUNCING.filter((id) => id.startsWith('delete')));
+    // Steps of its own keep every operation they name: the steering acts where events are announced.
+    const withSteps = await define(sb, {
+      name: 'slow-all',
+      description: 'x',
+      operations: ['updateBuyer', 'listGiftCards'],
+      delay_ms: 1,
+      webhooks: { duplicate: 2 },
+    });
+    expect(withSteps.operations).toEqual(['listGiftCards', 'updateBuyer']);
+    const everyPut = await define(sb, { name: 'puts', description: 'x', match: { method: ['GET', 'PUT'] }, webhooks: { duplicate: 2 } });
+    expect(everyPut.operations).toEqual(['updateBuyer']);
+    await activate(sb, ['puts']);
+    expect((await sb.http.get('/connections').set('authorization', sb.auth)).status).toBe(200);
+    await sb.http.put(`/buyers/${BUYER}`).set('authorization', sb.auth).send({ display_name: 'x' }).expect(200);
+    expect((await sb.http.get('/_sandbox/scenarios/puts').expect(200)).body.counters).toMatchObject({ matched: 1, answered: 1 });
+  });
+});
+
 describe('a scenario file steering deliveries', () => {
   it('is read from YAML and steers the requests that name it', async () => {
     const dir = scenarioDir({

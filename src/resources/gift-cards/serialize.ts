@@ -1,7 +1,7 @@
 import type { GiftCardRecord } from '../../store/records.js';
 import type { CollectionMap } from '../../store/store.js';
 import { serializeNestedBuyer } from '../buyers/serialize.js';
-import { RecordJson } from '../json-cache/record-json.js';
+import { RecordJson, type RecordShapeSpec } from '../json-cache/record-json.js';
 
 /** The API shape: the stored buyer and service ids expanded into their nested objects. */
 export function serializeGiftCard(db: CollectionMap, card: GiftCardRecord) {
@@ -32,8 +32,9 @@ export function serializeGiftCard(db: CollectionMap, card: GiftCardRecord) {
 }
 
 /** A card's cached API JSON: it shows its buyer and its gift card service, so a change to either renews it. */
-export const giftCardJson = new RecordJson<GiftCardRecord>({
+export const giftCardShape: RecordShapeSpec<GiftCardRecord> = {
   serialize: serializeGiftCard,
   reads: (db) => [db.gift_cards, db.buyers, db.gift_card_services],
   shows: (db, card) => [db.buyers.get(card.buyer_id), db.gift_card_services.get(card.gift_card_service_id)],
-});
+};
+export const giftCardJson = new RecordJson(giftCardShape);
