@@ -117,7 +117,6 @@ export class DeliveryQueue {
   /** Forgets every entry and queues the pending deliveries the records hold now (start, reset, import), released in due order. */
   rebuild(): void {
     this.abortAll();
-    this.generation++;
     const now = this.ns.clock.now();
     for (const record of this.db.all()) {
       if (record.status !== 'pending') continue;
@@ -147,11 +146,12 @@ export class DeliveryQueue {
   dispose(): Promise<void> {
     this.disposed = true;
     this.abortAll();
-    this.generation++;
     return this.transport.close();
   }
 
+  /** Forgets every entry and aborts the attempts in flight: a new generation first, so that their results (told at once) are dropped. */
   private abortAll(): void {
+    this.generation++;
     for (const entry of this.entries.values()) entry.attempt?.abort();
     this.entries.clear();
     this.waiting.clear();
@@ -166,10 +166,11 @@ export class DeliveryQueue {
   private drop(id: string): void {
     const entry = this.entries.get(id);
     if (!entry) return;
-    entry.attempt?.abort();
     this.entries.delete(id);
     this.waiting.delete(entry);
     if (entry.state === 'ready') this.ready = this.ready.filter((e) => e !== entry);
+    // Forgotten first: an aborted attempt tells its result at once, and it must not be recorded.
+    entry.attempt?.abort();
   }
 
   /** After the request that queued them: never inside it. */
