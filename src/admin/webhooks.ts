@@ -5,7 +5,7 @@ import { ApiError } from '../errors/api-error.js';
 import { catchUpReports } from '../resources/reports/scheduler.js';
 import type { CollectionName, WebhookDeliveryRecord, WebhookSubscriptionRecord } from '../store/records.js';
 import { WEBHOOKS, type WebhookHub } from '../webhooks/hub.js';
-import { BACKOFF_MS, CONCURRENCY, MAX_ATTEMPTS, MAX_FINISHED, MAX_PENDING } from '../webhooks/limits.js';
+import { BACKOFF_MS, CONCURRENCY, IN_FLIGHT, MAX_ATTEMPTS, MAX_FINISHED, MAX_PENDING } from '../webhooks/limits.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
 
 type AnyRecord = Record<string, any> & { id: string };
@@ -59,6 +59,7 @@ export const webhookHandlers: AdminHandlerMap = {
         events: webhooks.catalog.names(),
         limits: {
           concurrency: CONCURRENCY,
+          in_flight: IN_FLIGHT,
           max_pending: MAX_PENDING,
           max_finished_kept: MAX_FINISHED,
           max_attempts: MAX_ATTEMPTS,

@@ -70,10 +70,11 @@ export class OperationContext<S> {
 
   /**
    * Says what the handler changed (ns.announce: an event for webhooks) in the request's merchant
-   * account, with the delivery steering the request's scenario gave, if any.
+   * account, with the delivery steering the request's scenario gave, if any. `targetJson`: the
+   * record's API JSON when the handler made it anyway (see ChangeListener).
    */
-  announce(name: string, collection: CollectionName, record: object): void {
-    this.ns.announce(name, this.merchantAccountId, collection, record, Number.NaN, this.call.get(DELIVERY_STEERING) ?? null);
+  announce(name: string, collection: CollectionName, record: object, targetJson?: string): void {
+    this.ns.announce(name, this.merchantAccountId, collection, record, Number.NaN, this.call.get(DELIVERY_STEERING) ?? null, targetJson);
   }
 
   /** Per-request state another step left for the handler (say, the report lifecycle a scenario chose). */

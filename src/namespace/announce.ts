@@ -11,8 +11,18 @@ export interface ChangeListener {
    * `record` of `collection` had event `name` (`<resource type>.<what happened>`) in
    * `merchantAccountId` at `atMs` on the namespace clock (NaN: now). `record` is the stored record,
    * or a view of it as it was at `atMs`; the listener reads it before returning and keeps nothing.
+   * `targetJson`: the record's API JSON when the caller made it already (the answer it sends), so
+   * that the event embeds it instead of serializing the record again.
    */
-  announced(name: string, merchantAccountId: string, collection: CollectionName, record: object, atMs: number, steering: DeliverySteering | null): void;
+  announced(
+    name: string,
+    merchantAccountId: string,
+    collection: CollectionName,
+    record: object,
+    atMs: number,
+    steering: DeliverySteering | null,
+    targetJson?: string,
+  ): void;
 }
 
 /**

@@ -70,9 +70,10 @@ export class Namespace {
     record: object,
     atMs = Number.NaN,
     steering: DeliverySteering | null = null,
+    targetJson?: string,
   ): void {
     const listener = this.changeListener;
-    if (listener !== null) listener.announced(name, merchantAccountId, collection, record, atMs, steering);
+    if (listener !== null) listener.announced(name, merchantAccountId, collection, record, atMs, steering, targetJson);
   }
 
   /** Replaces the records only (a snapshot import); parts that derive state from records rebuild it. */

@@ -156,18 +156,23 @@ export class Collection<T extends { id: string }> {
     return true;
   }
 
-  /** Removes every matching record in one pass over the rows (not one splice each: webhook pruning removes a hundred at a time). */
-  removeWhere(predicate: (row: T) => boolean): number {
-    if (!this.rows.some(predicate)) return 0;
-    this.ownRows(); // removes from this collection's own array, never the template's
+  /**
+   * Removes every matching record (the first `limit` only, when given) in one pass over the rows,
+   * not one splice each: webhook pruning removes a hundred at a time. Past the limit the rest are
+   * moved down without asking `predicate`.
+   */
+  removeWhere(predicate: (row: T) => boolean, limit = Number.POSITIVE_INFINITY): number {
+    const first = limit > 0 ? this.rows.findIndex(predicate) : -1;
+    if (first < 0) return 0;
+    this.ownRows(); // removes from this collection's own array, never the template's (same order)
     const rows = this.rows;
-    let kept = 0;
+    let kept = first;
     const removed: string[] = [];
-    for (const row of rows) {
-      if (predicate(row)) removed.push(row.id);
+    for (let i = first; i < rows.length; i++) {
+      const row = rows[i];
+      if (removed.length < limit && (i === first || predicate(row))) removed.push(row.id);
       else rows[kept++] = row;
     }
-    if (removed.length === 0) return 0;
     rows.length = kept; // in place: the array is the store's own data
     for (const id of removed) {
       this.byId.delete(id);

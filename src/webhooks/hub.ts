@@ -4,7 +4,6 @@
 // send. With no subscription for the merchant account, an announcement costs a lookup and builds
 // nothing. The event's target is serialized once, with the API's own serializers, at the moment of
 // the change; the body is then the same bytes on every attempt.
-import { randomUUID } from 'node:crypto';
 import type { ChangeListener, DeliverySteering } from '../namespace/announce.js';
 import type { Namespace } from '../namespace/namespace.js';
 import { type NamespacePart, PartKey } from '../namespace/part.js';
@@ -12,6 +11,7 @@ import { apiShapeOf } from '../resources/api-shapes.js';
 import { catchUpReports, nextReportChangeAt } from '../resources/reports/scheduler.js';
 import type { Collection } from '../store/collection.js';
 import type { CollectionName, WebhookDeliveryRecord, WebhookSubscriptionRecord } from '../store/records.js';
+import { flatUuid } from './flat-uuid.js';
 import { MAX_DELAY_MS, MAX_PENDING } from './limits.js';
 import { DeliveryQueue, type QueueHost } from './queue.js';
 import type { WebhookShared } from './shared.js';
@@ -45,6 +45,14 @@ interface WebhookState {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The JSON of an event whose target is JSON already: the same bytes as JSON.stringify of the
+ * WebhookEvent (same keys, same order), without serializing the target a second time.
+ */
+function eventBody(id: string, name: string, createdAt: string, merchantAccountId: string, targetJson: string): string {
+  return `{"type":"event","id":"${id}","name":${JSON.stringify(name)},"created_at":"${createdAt}","merchant_account_id":${JSON.stringify(merchantAccountId)},"target":${targetJson}}`;
+}
 
 export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
   readonly queue: DeliveryQueue;
@@ -82,9 +90,20 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
     return this.byMerchant.has(merchantAccountId) || this.service.forward !== null;
   }
 
-  announced(name: string, merchantAccountId: string, collection: CollectionName, record: object, atMs: number, steering: DeliverySteering | null): void {
+  announced(
+    name: string,
+    merchantAccountId: string,
+    collection: CollectionName,
+    record: object,
+    atMs: number,
+    steering: DeliverySteering | null,
+    targetJson?: string,
+  ): void {
     if (!this.wants(merchantAccountId)) return;
-    this.emit(name, merchantAccountId, collection, record, atMs, steering);
+    const id = flatUuid();
+    const createdAt = Number.isNaN(atMs) ? this.ns.clock.nowIso() : iso(atMs);
+    const target = targetJson ?? JSON.stringify(apiShapeOf(this.ns.store.collections, collection, record));
+    this.deliver(name, merchantAccountId, id, eventBody(id, name, createdAt, merchantAccountId, target), steering);
     if (collection === 'reports' || collection === 'report_executions') this.queue.rearmSoon(); // their next change may have moved
   }
 
@@ -102,17 +121,21 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
   ): { event: WebhookEvent; deliveries: WebhookDeliveryRecord[] } {
     const event: WebhookEvent = {
       type: 'event',
-      id: randomUUID(),
+      id: flatUuid(),
       name,
       created_at: Number.isNaN(atMs) ? this.ns.clock.nowIso() : iso(atMs),
       merchant_account_id: merchantAccountId,
       target: apiShapeOf(this.ns.store.collections, collection, record),
     };
-    const body = JSON.stringify(event);
+    return { event, deliveries: this.deliver(name, merchantAccountId, event.id, JSON.stringify(event), steering) };
+  }
+
+  /** Records a delivery of the event (`body`, its bytes on every attempt) per receiving subscription. */
+  private deliver(name: string, merchantAccountId: string, eventId: string, body: string, steering: DeliverySteering | null): WebhookDeliveryRecord[] {
     const problem = this.service.options.validate ? this.service.catalog.problemWith(JSON.parse(body)) : null;
     if (problem) {
       this.service.logger.error(
-        { event: 'webhook-self-check', namespace: this.ns.name, event_name: name, event_id: event.id, problem },
+        { event: 'webhook-self-check', namespace: this.ns.name, event_name: name, event_id: eventId, problem },
         `webhook self-check: ${problem}`,
       );
     }
@@ -121,14 +144,18 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
     const receivers = this.byMerchant.get(merchantAccountId) ?? [];
     const forward = this.service.forwardSubscription(merchantAccountId);
     for (const subscription of forward ? [...receivers, forward] : receivers) {
-      for (let copy = 0; copy < copies; copy++) deliveries.push(this.record(subscription, event, body, problem && `self-check: ${problem}`, steering));
+      for (let copy = 0; copy < copies; copy++) {
+        deliveries.push(this.record(subscription, merchantAccountId, eventId, name, body, problem && `self-check: ${problem}`, steering));
+      }
     }
-    return { event, deliveries };
+    return deliveries;
   }
 
   private record(
     subscription: WebhookSubscriptionRecord,
-    event: WebhookEvent,
+    merchantAccountId: string,
+    eventId: string,
+    eventName: string,
     body: string,
     failure: string | null,
     steering: DeliverySteering | null,
@@ -141,11 +168,11 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
     const due = now + (steering?.delay_ms ?? this.behaviour.delay_ms);
     const delivery = this.ns.store.collections.webhook_deliveries.insert({
       type: 'webhook-delivery',
-      id: randomUUID(),
-      merchant_account_id: event.merchant_account_id,
+      id: flatUuid(),
+      merchant_account_id: merchantAccountId,
       subscription_id: subscription.id,
-      event_id: event.id,
-      event_name: event.name,
+      event_id: eventId,
+      event_name: eventName,
       body,
       status: ended ? 'failed' : 'pending',
       attempts: [],

@@ -10,11 +10,22 @@ export const BACKOFF_MS: readonly number[] = [60_000, 300_000, 1_800_000, 7_200_
 export const MAX_ATTEMPTS = BACKOFF_MS.length + 1;
 
 /**
- * Attempts in flight at once per namespace; the others wait their turn in due order. More than a
- * load generator's 50 connections: with 16, a saturated API answered three calls for each
- * notification finished and the queue overflowed.
+ * Attempts in flight at once per namespace; the others wait their turn in due order. Enough to keep
+ * pace with a load generator's 50 connections saturating the API while each notification takes a
+ * round trip through two busy event loops: with 64 (and the same in connections), a third of the
+ * notifications were refused past MAX_PENDING; with 16, two thirds.
  */
+export const IN_FLIGHT = 256;
+
+/** Connections to one receiver (scheme, host and port) at once, kept alive, each carrying up to PIPELINE_DEPTH attempts. */
 export const CONCURRENCY = 64;
+
+/**
+ * Requests written on one connection before its first answer comes (HTTP/1.1 pipelining), at most:
+ * attempts that are ready together go out a few connections and writes at a time. A receiver
+ * reaches it by answering quickly; a slow one gets one request per connection (http-client.ts).
+ */
+export const PIPELINE_DEPTH = 16;
 
 /**
  * Deliveries waiting (first attempt or retry) per namespace. Past it, a new delivery is recorded

@@ -3,13 +3,13 @@
 // when each is due on the namespace clock, which are ready, which are in flight. One timer per
 // namespace waits for the next due attempt while the clock runs; a frozen clock moves only through
 // /_sandbox/clock, whose every move releases what fell due, in due order. Attempts run outside any
-// request (setImmediate), at most CONCURRENCY at once; a failed one is retried after BACKOFF_MS.
+// request (setImmediate), at most IN_FLIGHT at once; a failed one is retried after BACKOFF_MS.
 import type { Namespace } from '../namespace/namespace.js';
 import type { WebhookAttempt, WebhookDeliveryRecord, WebhookDeliveryStatus, WebhookSubscriptionRecord } from '../store/records.js';
-import { BACKOFF_MS, CONCURRENCY, MAX_ATTEMPTS, MAX_FINISHED, MAX_PENDING } from './limits.js';
+import { BACKOFF_MS, IN_FLIGHT, MAX_ATTEMPTS, MAX_FINISHED, MAX_PENDING } from './limits.js';
 import type { WebhookShared } from './shared.js';
 import { signatureHeader, wallClockTimestamp } from './signing.js';
-import { type AttemptResult, WebhookTransport } from './transport.js';
+import { type AttemptResult, type SentAttempt, WebhookTransport } from './transport.js';
 
 interface Entry {
   id: string;
@@ -23,7 +23,8 @@ interface Entry {
   revived: boolean;
   /** A scenario asked for its deliveries newest first, one at a time (the record's `reorder`). */
   reorder: boolean;
-  abort?: () => void;
+  /** The attempt in flight, if any. */
+  attempt?: SentAttempt;
 }
 
 export interface QueueHost {
@@ -37,9 +38,20 @@ export interface QueueHost {
   nextChangeAt(): number | null;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
+let lastIsoMs = Number.NaN;
+let lastIso = '';
+/** RFC 3339 of `ms`, formatted once while the same instant repeats (attempts started or due together). */
+function iso(ms: number): string {
+  if (ms !== lastIsoMs) {
+    lastIsoMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
 
 const CANCELLED = 'cancelled: the subscription was deleted or made inactive';
+
+const isFinished = (record: WebhookDeliveryRecord) => record.status !== 'pending';
 
 export class DeliveryQueue {
   private readonly entries = new Map<string, Entry>();
@@ -81,23 +93,36 @@ export class DeliveryQueue {
 
   /** Queues a stored pending delivery for its due time (its next_attempt_at, in ms). */
   add(record: WebhookDeliveryRecord, due: number, manual = false, revived = false): void {
-    const entry: Entry = { id: record.id, due, seq: this.seq++, state: 'waiting', manual, revived, reorder: record.reorder === true };
-    this.entries.get(record.id)?.abort?.();
-    this.drop(record.id);
-    this.entries.set(record.id, entry);
-    this.waiting.add(entry);
+    const entry = this.entryFor(record, due, manual, revived);
+    const now = this.ns.clock.now();
+    const last = this.ready.length > 0 ? this.ready[this.ready.length - 1].due : Number.NEGATIVE_INFINITY;
+    if (due <= now && due >= last && this.waiting.size === 0 && !this.host.reorder() && !entry.reorder) {
+      // Due now, and after everything in the ready line: where the release would put it, unsorted.
+      entry.state = 'ready';
+      this.ready.push(entry);
+    } else {
+      this.waiting.add(entry);
+      if (due > now && due < this.timerAt) this.armTimer(); // due now: the release takes it
+    }
     this.scheduleRelease();
-    if (due > this.ns.clock.now() && due < this.timerAt) this.armTimer(); // due now: the release takes it
   }
 
-  /** Forgets every entry and queues the pending deliveries the records hold now (start, reset, import). */
+  private entryFor(record: WebhookDeliveryRecord, due: number, manual: boolean, revived: boolean): Entry {
+    const entry: Entry = { id: record.id, due, seq: this.seq++, state: 'waiting', manual, revived, reorder: record.reorder === true };
+    this.drop(record.id);
+    this.entries.set(record.id, entry);
+    return entry;
+  }
+
+  /** Forgets every entry and queues the pending deliveries the records hold now (start, reset, import), released in due order. */
   rebuild(): void {
     this.abortAll();
-    this.generation++;
+    const now = this.ns.clock.now();
     for (const record of this.db.all()) {
-      if (record.status === 'pending') this.add(record, record.next_attempt_at === null ? this.ns.clock.now() : Date.parse(record.next_attempt_at));
+      if (record.status !== 'pending') continue;
+      this.waiting.add(this.entryFor(record, record.next_attempt_at === null ? now : Date.parse(record.next_attempt_at), false, false));
     }
-    this.armTimer();
+    this.armTimer(); // schedules the release of what is due now
   }
 
   /** Ends the deliveries whose subscription no longer receives (deleted or inactive), in flight or not. */
@@ -121,12 +146,13 @@ export class DeliveryQueue {
   dispose(): Promise<void> {
     this.disposed = true;
     this.abortAll();
-    this.generation++;
     return this.transport.close();
   }
 
+  /** Forgets every entry and aborts the attempts in flight: a new generation first, so that their results (told at once) are dropped. */
   private abortAll(): void {
-    for (const entry of this.entries.values()) entry.abort?.();
+    this.generation++;
+    for (const entry of this.entries.values()) entry.attempt?.abort();
     this.entries.clear();
     this.waiting.clear();
     this.ready = [];
@@ -136,12 +162,15 @@ export class DeliveryQueue {
     this.timerAt = Number.POSITIVE_INFINITY;
   }
 
+  /** Forgets a delivery's entry; an attempt of it in flight is aborted (its record is gone or finished). */
   private drop(id: string): void {
     const entry = this.entries.get(id);
     if (!entry) return;
     this.entries.delete(id);
     this.waiting.delete(entry);
     if (entry.state === 'ready') this.ready = this.ready.filter((e) => e !== entry);
+    // Forgotten first: an aborted attempt tells its result at once, and it must not be recorded.
+    entry.attempt?.abort();
   }
 
   /** After the request that queued them: never inside it. */
@@ -175,7 +204,7 @@ export class DeliveryQueue {
   }
 
   private pump(): void {
-    const limit = this.host.reorder() ? 1 : CONCURRENCY;
+    const limit = this.host.reorder() ? 1 : IN_FLIGHT;
     // A reordered delivery starts alone, so that the receiver gets them in the order they left.
     while (this.ready.length > 0 && this.inFlight < (this.ready[0].reorder ? 1 : limit)) this.start(this.ready.shift() as Entry);
   }
@@ -191,7 +220,7 @@ export class DeliveryQueue {
       this.finish(record, 'cancelled', null, CANCELLED);
       return;
     }
-    const startedAt = this.ns.clock.now();
+    const at = this.ns.clock.nowIso();
     const wallClock = Date.now();
     const timestamp = wallClockTimestamp(wallClock);
     const headers = {
@@ -203,13 +232,11 @@ export class DeliveryQueue {
     entry.state = 'in-flight';
     this.inFlight++;
     const generation = this.generation;
-    const sent = this.transport.send(subscription.url, headers, record.body);
-    entry.abort = sent.abort;
-    void sent.done.then((result) => {
+    entry.attempt = this.transport.send(subscription.url, headers, record.body, (result) => {
       if (generation !== this.generation || this.disposed) return;
       this.inFlight--;
-      entry.abort = undefined;
-      this.attempted(entry, { at: iso(startedAt), wall_clock_at: iso(wallClock), url: subscription.url }, result);
+      entry.attempt = undefined;
+      this.attempted(entry, at, iso(wallClock), subscription.url, result);
       this.pump();
     });
   }
@@ -223,21 +250,24 @@ export class DeliveryQueue {
     return secrets;
   }
 
-  private attempted(entry: Entry, when: Pick<WebhookAttempt, 'at' | 'wall_clock_at' | 'url'>, result: AttemptResult): void {
+  private attempted(entry: Entry, at: string, wallClockAt: string, url: string, result: AttemptResult): void {
     const record = this.db.get(entry.id);
     if (record?.status !== 'pending' || this.entries.get(entry.id) !== entry) return; // deleted, cancelled or queued again meanwhile
     const attempt: WebhookAttempt = {
       number: record.attempts.length + 1,
-      ...when,
+      at,
+      wall_clock_at: wallClockAt,
+      url,
       status_code: result.statusCode,
       duration_ms: result.durationMs,
       error: result.error,
       response_excerpt: result.excerpt,
       manual: entry.manual,
     };
-    const attempts = [...record.attempts, attempt];
+    const attempts = record.attempts.length === 0 ? [attempt] : [...record.attempts, attempt];
     this.log(record, attempt);
-    const automatic = attempts.filter((a) => !a.manual).length;
+    let automatic = 0;
+    for (const a of attempts) if (!a.manual) automatic++;
     if (result.error === null || entry.revived || automatic >= MAX_ATTEMPTS) {
       this.finish(record, result.error === null ? 'succeeded' : 'failed', attempts, result.error);
       return;
@@ -253,7 +283,6 @@ export class DeliveryQueue {
 
   /** Ends a delivery; the oldest finished ones beyond MAX_FINISHED are removed. */
   finish(record: WebhookDeliveryRecord, status: Exclude<WebhookDeliveryStatus, 'pending'>, attempts: WebhookAttempt[] | null, error: string | null): void {
-    this.entries.get(record.id)?.abort?.();
     this.drop(record.id);
     this.db.update(record.id, { status, attempts: attempts ?? record.attempts, next_attempt_at: null, error, updated_at: this.ns.clock.nowIso() });
     this.prune();
@@ -267,14 +296,7 @@ export class DeliveryQueue {
     const db = this.db;
     const excess = db.size - (MAX_PENDING + MAX_FINISHED);
     if (excess <= 0) return;
-    const wanted = excess + Math.floor(MAX_FINISHED / 10);
-    const doomed = new Set<string>();
-    for (const record of db.all()) {
-      if (record.status === 'pending') continue;
-      doomed.add(record.id);
-      if (doomed.size >= wanted) break;
-    }
-    db.removeWhere((record) => doomed.has(record.id));
+    db.removeWhere(isFinished, excess + Math.floor(MAX_FINISHED / 10)); // records are in the order they were made
   }
 
   /** Arms the one timer for the next due attempt or time-driven change; none while the clock is frozen. */

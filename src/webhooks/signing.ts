@@ -2,7 +2,9 @@
 // x-service-signature holds the lower-case hex HMAC-SHA256 of `<x-service-timestamp>.<raw body>`
 // keyed with the subscription's secret; while a secret is being rotated, the signature with the
 // previous secret follows, comma-separated, so a receiver that knows either accepts it.
-import { createHmac, randomBytes } from 'node:crypto';
+import * as crypto from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { writeLatin1, writeUtf8 } from './buffer-text.js';
 
 /** A new subscription secret: 32 random bytes as 64 hex characters. */
 export function generateSecret(): string {
@@ -11,7 +13,45 @@ export function generateSecret(): string {
 
 /** The signature of one secret over `<timestamp>.<body>`. */
 export function signatureOf(secret: string, timestamp: string, body: string): string {
-  return createHmac('sha256', secret).update(timestamp).update('.').update(body).digest('hex');
+  if (oneShotHash === undefined) return createHmac('sha256', secret).update(timestamp).update('.').update(body).digest('hex');
+  let pads = padsBySecret.get(secret);
+  if (pads === undefined) {
+    if (padsBySecret.size >= MAX_SECRETS) padsBySecret.clear();
+    pads = padsOf(secret);
+    padsBySecret.set(secret, pads);
+  }
+  const needed = BLOCK + timestamp.length + 1 + body.length * 3; // UTF-8 takes at most 3 bytes a UTF-16 unit
+  if (scratch.length < needed) scratch = Buffer.allocUnsafe(Math.max(needed, scratch.length * 2));
+  scratch.set(pads.inner, 0);
+  let end = BLOCK + writeLatin1(scratch, timestamp, BLOCK);
+  scratch[end++] = 0x2e; // '.'
+  end += writeUtf8(scratch, body, end);
+  pads.outer.set(oneShotHash('sha256', scratch.subarray(0, end), 'buffer') as Buffer, BLOCK);
+  return oneShotHash('sha256', pads.outer, 'hex') as string;
+}
+
+// HMAC-SHA256 (RFC 2104) as two one-shot SHA-256 hashes, SHA256((K ^ opad) . SHA256((K ^ ipad) . m)),
+// over one reused buffer: createHmac made a native context (whose set-up cost more than hashing
+// the body) and a stream object for every signature, and one is made per attempt. crypto.hash()
+// came with Node 20.12; an older Node signs with createHmac.
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: 'hex' | 'buffer') => string | Buffer }).hash;
+const BLOCK = 64;
+const MAX_SECRETS = 1_000;
+const padsBySecret = new Map<string, { inner: Buffer; outer: Buffer }>();
+let scratch = Buffer.allocUnsafe(BLOCK + 4096);
+
+/** The key's inner pad block, and the outer pad block followed by room for the inner hash. */
+function padsOf(secret: string): { inner: Buffer; outer: Buffer } {
+  let key = Buffer.from(secret, 'utf8');
+  if (key.length > BLOCK) key = createHash('sha256').update(key).digest();
+  const inner = Buffer.alloc(BLOCK);
+  const outer = Buffer.alloc(BLOCK + 32);
+  for (let i = 0; i < BLOCK; i++) {
+    const byte = i < key.length ? key[i] : 0;
+    inner[i] = byte ^ 0x36;
+    outer[i] = byte ^ 0x5c;
+  }
+  return { inner, outer };
 }
 
 /** The x-service-signature value: one signature per secret, current first. */
@@ -20,9 +60,17 @@ export function signatureHeader(secrets: readonly string[], timestamp: string, b
   return secrets.map((secret) => signatureOf(secret, timestamp, body)).join(',');
 }
 
-/** Unix seconds of the wall clock: what receivers compare with their own clock. */
+let lastSecond = Number.NaN;
+let lastTimestamp = '';
+
+/** Unix seconds of the wall clock: what receivers compare with their own clock (made once a second). */
 export function wallClockTimestamp(nowMs = Date.now()): string {
-  return String(Math.floor(nowMs / 1000));
+  const second = Math.floor(nowMs / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastTimestamp = String(second);
+  }
+  return lastTimestamp;
 }
 
 /**

@@ -1,9 +1,10 @@
-// Sends one attempt of a notification: a POST over pooled keep-alive connections (undici, which
-// follows no redirect unless told to), ended by a timer after the timeout, answered by an
-// AttemptResult that never throws. Names under the reserved .example, .invalid and .test domains
-// (RFC 2606, the seeded subscriptions' URLs) fail at once, without a DNS query.
-import { Agent, type Dispatcher } from 'undici';
-import { CONCURRENCY, EXCERPT_BYTES } from './limits.js';
+// Sends one attempt of a notification: a POST through the webhook HTTP client (http-client.ts:
+// kept-alive connections, attempts that are ready together written together, no redirect
+// followed, one timer for every attempt's timeout), answered by an AttemptResult that never
+// throws. Names under the reserved .example, .invalid and .test domains (RFC 2606, the seeded
+// subscriptions' URLs) fail at once, without a DNS query.
+import { Exchange, HttpClient, targetOf } from './http-client.js';
+import type { HttpTarget } from './http-connection.js';
 
 export interface AttemptResult {
   /** The receiver's status; null when no answer came. */
@@ -21,107 +22,105 @@ export interface SentAttempt {
   abort(): void;
 }
 
+/** Told the result of an attempt, once, after send() returned: the delivery queue's way (no promise per attempt). */
+export type AttemptCallback = (result: AttemptResult) => void;
+
 const RESERVED = /(^|\.)(example|invalid|test)\.?$/i;
+const STOPPED = 'stopped: the subscription was deleted or made inactive, or the namespace was reset or dropped';
+/** Parsed URLs kept (subscriptions rarely change theirs): forgotten all at once past this many. */
+const MAX_TARGETS = 1_000;
+
+class Attempt extends Exchange implements SentAttempt {
+  private result: AttemptResult | null = null;
+  private promise: Promise<AttemptResult> | null = null;
+  private resolve: ((result: AttemptResult) => void) | null = null;
+
+  constructor(
+    head: string,
+    body: string,
+    bodyBytes: number,
+    startedAt: number,
+    private readonly onResult: AttemptCallback | undefined,
+  ) {
+    super(head, body, bodyBytes, startedAt);
+  }
+
+  /** Made when asked for: the queue takes its result through the callback. */
+  get done(): Promise<AttemptResult> {
+    if (this.promise === null) {
+      const result = this.result;
+      this.promise = result !== null ? Promise.resolve(result) : new Promise<AttemptResult>((resolve) => (this.resolve = resolve));
+    }
+    return this.promise;
+  }
+
+  protected ended(error: string | null): void {
+    const status = this.statusCode;
+    let failure = error;
+    if (failure === null && status !== null && (status < 200 || status >= 300)) {
+      const location = this.location;
+      failure =
+        status >= 300 && status < 400
+          ? `answered ${status}${location ? ` (Location: ${location.slice(0, 200)})` : ''}: redirects are not followed`
+          : `answered ${status}: not a 2xx`;
+    }
+    const result = { statusCode: status, durationMs: Math.round(performance.now() - this.startedAt), error: failure, excerpt: this.excerpt() };
+    this.result = result;
+    this.resolve?.(result);
+    this.onResult?.(result);
+  }
+
+  abort(): void {
+    this.stop(STOPPED);
+  }
+}
 
 /**
- * One namespace's connections: each namespace has its own pool (made on its first attempt), so one
+ * One namespace's connections: each namespace has its own client (made on its first attempt), so one
  * namespace's attempts hanging on a receiver never hold up another's to the same address.
  */
 export class WebhookTransport {
-  private agent: Agent | null = null;
+  private client: HttpClient | null = null;
+  private readonly targets = new Map<string, HttpTarget | string>();
 
   constructor(private readonly timeoutMs: number) {}
 
-  send(url: string, headers: Record<string, string>, body: string): SentAttempt {
-    const started = performance.now();
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      return settled({ statusCode: null, durationMs: 0, error: `not a URL: ${url.slice(0, 200)}`, excerpt: null });
+  /** Sends the attempt with the next batch; `onResult`, if given, is told its result (never before this returns). */
+  send(url: string, headers: Record<string, string>, body: string, onResult?: AttemptCallback): SentAttempt {
+    const target = this.targetOf(url);
+    if (typeof target === 'string') return settled({ statusCode: null, durationMs: 0, error: target, excerpt: null }, onResult);
+    const bodyBytes = Buffer.byteLength(body);
+    let head = target.requestLine;
+    for (const name in headers) head += `${name}: ${headers[name]}\r\n`;
+    head += `content-length: ${bodyBytes}\r\n\r\n`;
+    const attempt = new Attempt(head, body, bodyBytes, performance.now(), onResult);
+    this.client ??= new HttpClient({ timeoutMs: this.timeoutMs, timeoutError: `no answer within ${this.timeoutMs} ms (--webhook-timeout-ms)` });
+    this.client.send(target, attempt);
+    return attempt;
+  }
+
+  /** The parsed URL, or why it cannot receive (kept: every attempt to a subscription names the same URL). */
+  private targetOf(url: string): HttpTarget | string {
+    let target = this.targets.get(url);
+    if (target === undefined) {
+      target = targetOf(url);
+      if (typeof target !== 'string' && RESERVED.test(target.host)) {
+        target = `${target.host} is a reserved name (RFC 2606) that never resolves: point the subscription at your receiver`;
+      }
+      if (this.targets.size >= MAX_TARGETS) this.targets.clear();
+      this.targets.set(url, target);
     }
-    if (RESERVED.test(target.hostname)) {
-      return settled({
-        statusCode: null,
-        durationMs: 0,
-        error: `${target.hostname} is a reserved name (RFC 2606) that never resolves: point the subscription at your receiver`,
-        excerpt: null,
-      });
-    }
-    let controller: Dispatcher.DispatchController | null = null;
-    let abortReason: string | null = null;
-    let finish!: (result: AttemptResult) => void;
-    const done = new Promise<AttemptResult>((resolve) => (finish = resolve));
-    let statusCode: number | null = null;
-    let location: string | undefined;
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    let ended = false;
-    const end = (error: string | null) => {
-      if (ended) return;
-      ended = true;
-      clearTimeout(timer);
-      const excerpt = kept > 0 ? Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8') : statusCode === null ? null : '';
-      finish({ statusCode, durationMs: Math.round(performance.now() - started), error, excerpt });
-    };
-    const stop = (reason: string) => {
-      abortReason ??= reason;
-      if (controller && !controller.aborted) controller.abort(new Error(reason));
-      else if (!controller) end(reason);
-    };
-    const timer = setTimeout(() => stop(`no answer within ${this.timeoutMs} ms (--webhook-timeout-ms)`), this.timeoutMs);
-    timer.unref();
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(c) {
-        controller = c;
-        if (abortReason) c.abort(new Error(abortReason));
-      },
-      onResponseStart(_c, status, responseHeaders) {
-        statusCode = status;
-        const loc = responseHeaders.location;
-        location = Array.isArray(loc) ? loc[0] : loc;
-      },
-      onResponseData(_c, chunk) {
-        if (kept >= EXCERPT_BYTES) return;
-        chunks.push(chunk);
-        kept += chunk.length;
-      },
-      onResponseEnd() {
-        if (statusCode !== null && statusCode >= 200 && statusCode < 300) return end(null);
-        if (statusCode !== null && statusCode >= 300 && statusCode < 400) {
-          return end(`answered ${statusCode}${location ? ` (Location: ${location.slice(0, 200)})` : ''}: redirects are not followed`);
-        }
-        end(`answered ${statusCode}: not a 2xx`);
-      },
-      onResponseError(_c, err) {
-        end(abortReason ?? describe(err));
-      },
-    };
-    try {
-      this.agent ??= new Agent({ connections: CONCURRENCY, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 10_000 });
-      this.agent.dispatch({ origin: target.origin, path: `${target.pathname}${target.search}`, method: 'POST', headers, body }, handler);
-    } catch (err) {
-      end(describe(err as Error));
-    }
-    return { done, abort: () => stop('stopped: the subscription was deleted or made inactive, or the namespace was reset or dropped') };
+    return target;
   }
 
   /** Closes the connections; a later attempt opens new ones. */
   async close(): Promise<void> {
-    const agent = this.agent;
-    this.agent = null;
-    await agent?.destroy();
+    this.client?.close();
+    this.client = null;
   }
 }
 
-function settled(result: AttemptResult): SentAttempt {
+function settled(result: AttemptResult, onResult: AttemptCallback | undefined): SentAttempt {
+  if (onResult) queueMicrotask(() => onResult(result));
   return { done: Promise.resolve(result), abort: () => undefined };
-}
-
-/** A short, stable description of a network error (its code first: ECONNREFUSED, ENOTFOUND, ...). */
-function describe(err: Error): string {
-  const cause = err.cause as (Error & { code?: string }) | undefined;
-  const code = (err as Error & { code?: string }).code ?? cause?.code;
-  const message = cause?.message ?? err.message;
-  return code && !message.includes(code) ? `${code}: ${message}` : message;
 }

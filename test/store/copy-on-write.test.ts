@@ -58,6 +58,23 @@ describe('Collection.sharing', () => {
     expect(template.get('a')).toBeDefined();
   });
 
+  it('removes the first matches only up to a limit, keeping the order, and tells its listener of each', () => {
+    const deleted: string[] = [];
+    const listener = { ins: () => {}, put: () => {}, del: (_collection: string, id: string) => deleted.push(id) };
+    const rows = ['a', 'b', 'c', 'd', 'e', 'f'].map((id, i) => ({ id, n: i % 2 }));
+    const things = new Collection('things', rows, listener);
+    const changes = things.changeCount;
+    expect(things.removeWhere((r) => r.n === 1, 0)).toBe(0);
+    expect(things.removeWhere((r) => r.n === 1, 2)).toBe(2);
+    expect(things.all().map((r) => r.id)).toEqual(['a', 'c', 'e', 'f']);
+    expect(deleted).toEqual(['b', 'd']);
+    expect(things.get('b')).toBeUndefined();
+    expect(things.get('f')).toEqual({ id: 'f', n: 1 });
+    expect(things.changeCount).toBeGreaterThan(changes);
+    expect(things.removeWhere((r) => r.n === 0)).toBe(3); // no limit: every match
+    expect(things.all().map((r) => r.id)).toEqual(['f']);
+  });
+
   it('shares the template views while it has not changed, then orders its own rows', () => {
     const shared = Collection.sharing(template, null, () => {});
     const byN = (a: { n: number }, b: { n: number }) => b.n - a.n;

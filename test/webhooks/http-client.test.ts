@@ -1,0 +1,272 @@
+// The webhook transport's own HTTP/1.1 client against real local receivers: sized and chunked
+// answers, requests ready together pipelined on one connection and matched to their answers in
+// order, a receiver that closes (Connection: close) in the middle of a pipeline or resets, one
+// that never answers, a redirect, long answers cut at EXCERPT_BYTES, informational answers,
+// bodies that run to the close, answers that are not HTTP, aborts, and HTTPS with SNI to a
+// receiver whose CA is trusted through NODE_EXTRA_CA_CERTS in a child Node.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sandboxCertificate } from '../../src/tls/sandbox-ca.js';
+import { EXCERPT_BYTES } from '../../src/webhooks/limits.js';
+import { type AttemptResult, WebhookTransport } from '../../src/webhooks/transport.js';
+import { childEnv, ensureBuilt, ROOT } from '../cli/support/cli.js';
+import { chunked, RawReceiver, type RawRequest, sized } from './raw-receiver.js';
+import { settle } from './receiver.js';
+
+const HEADERS = { 'content-type': 'application/json', 'x-test': 'yes' };
+
+/** Waits (bounded) until the receiver got `count` requests. */
+async function received(receiver: RawReceiver, count: number): Promise<RawRequest[]> {
+  const until = Date.now() + 10_000;
+  while (receiver.requests.length < count) {
+    if (Date.now() > until) throw new Error(`expected ${count} request(s), got ${receiver.requests.length}`);
+    await settle(5);
+  }
+  return receiver.requests;
+}
+
+describe('webhook HTTP client', () => {
+  let transport: WebhookTransport;
+  const receivers: RawReceiver[] = [];
+  const start = async (answer: (request: RawRequest, socket: Socket) => void) => {
+    const receiver = await RawReceiver.start(answer);
+    receivers.push(receiver);
+    return receiver;
+  };
+  const send = (url: string, body: string): Promise<AttemptResult> => transport.send(url, HEADERS, body).done;
+  /** Quick answers let the client pipeline up to its depth on this receiver. */
+  const warmUp = async (url: string) => {
+    for (let i = 0; i < 20; i++) expect((await send(url, `warm-${i}`)).error).toBeNull();
+  };
+
+  afterEach(async () => {
+    await transport?.close();
+    for (const receiver of receivers.splice(0)) await receiver.close();
+  });
+
+  it('reads sized and chunked answers as the excerpt, sends the request as given, and keeps its connection alive', async () => {
+    transport = new WebhookTransport(5_000);
+    const receiver = await start((request, socket) => {
+      if (request.body === '{"n":1}') socket.write(sized(200, 'sized answer, é'));
+      else if (request.body === '{"n":2}') socket.write(chunked(201, ['chunk one, ', 'chunk two']));
+      else socket.write('HTTP/1.1 204 No Content\r\n\r\n');
+    });
+    const url = `${receiver.url('/hooks')}?source=sandbox`;
+    expect(await send(url, '{"n":1}')).toMatchObject({ statusCode: 200, error: null, excerpt: 'sized answer, é' });
+    expect(await send(url, '{"n":2}')).toMatchObject({ statusCode: 201, error: null, excerpt: 'chunk one, chunk two' });
+    expect(await send(url, '{"n":3}')).toMatchObject({ statusCode: 204, error: null, excerpt: '' });
+    expect(receiver.connections).toBe(1);
+    expect(receiver.requests[0]).toMatchObject({
+      line: 'POST /hooks?source=sandbox HTTP/1.1',
+      headers: { host: `127.0.0.1:${receiver.port}`, 'content-type': 'application/json', 'x-test': 'yes', 'content-length': '7' },
+      body: '{"n":1}',
+    });
+  });
+
+  it('writes requests that are ready together on one connection, pipelined, and matches the answers in order', async () => {
+    transport = new WebhookTransport(5_000);
+    const receiver = await start((request, socket) => socket.write(sized(200, `answer to ${request.body}`)));
+    const url = receiver.url();
+    await warmUp(url);
+    const bodies = Array.from({ length: 12 }, (_, i) => `{"event":${i},"text":"${'é'.repeat(i)}"}`);
+    const results = await Promise.all(bodies.map((body) => send(url, body)));
+    expect(results.map((r) => r.excerpt)).toEqual(bodies.map((body) => `answer to ${body}`));
+    expect(results.every((r) => r.statusCode === 200 && r.error === null)).toBe(true);
+    expect(receiver.connections).toBe(1);
+    expect(Math.max(...receiver.batches[0])).toBeGreaterThan(1); // several came in one read: written together
+    expect(receiver.requests.slice(20).map((r) => r.body)).toEqual(bodies);
+  });
+
+  it('sends the rest of a pipeline again on new connections when the receiver closes after an answer', async () => {
+    transport = new WebhookTransport(5_000);
+    const receiver = await start((request, socket) => {
+      if (socket.writableEnded) return; // closed after an earlier answer: the rest stay unanswered
+      if (request.body === 'close-here') socket.end(sized(200, 'bye', 'connection: close\r\n'));
+      else socket.write(sized(200, `ok ${request.body}`));
+    });
+    const url = receiver.url();
+    await warmUp(url);
+    const results = await Promise.all(['a', 'close-here', 'c', 'd', 'e'].map((body) => send(url, body)));
+    expect(results.map((r) => [r.statusCode, r.error, r.excerpt])).toEqual([
+      [200, null, 'ok a'],
+      [200, null, 'bye'],
+      [200, null, 'ok c'],
+      [200, null, 'ok d'],
+      [200, null, 'ok e'],
+    ]);
+    // A receiver that closes connections gets one request per connection from then on.
+    expect(receiver.connections).toBe(4);
+    const sentAgain = receiver.requests.filter((r) => r.connection > 0).map((r) => [r.index, r.body]);
+    expect(sentAgain.sort()).toEqual([
+      [0, 'c'],
+      [0, 'd'],
+      [0, 'e'],
+    ]);
+  });
+
+  it('sends a request once more when the receiver resets the connection, then fails the attempt', async () => {
+    transport = new WebhookTransport(5_000);
+    const receiver = await start((_request, socket) => socket.resetAndDestroy());
+    const result = await send(receiver.url(), '{"reset":true}');
+    expect(result).toMatchObject({ statusCode: null, excerpt: null, error: expect.stringMatching(/ECONNRESET|closed the connection/) });
+    expect(receiver.requests.map((r) => [r.connection, r.body])).toEqual([
+      [0, '{"reset":true}'],
+      [1, '{"reset":true}'],
+    ]);
+  });
+
+  it('fails an attempt the receiver never answers at the timeout, and sends later ones beside it, not behind', async () => {
+    transport = new WebhookTransport(300);
+    const receiver = await start((request, socket) => {
+      if (request.body !== 'hang') socket.write(sized(200, 'quick'));
+    });
+    const url = receiver.url();
+    const hanging = send(url, 'hang');
+    await received(receiver, 1);
+    await settle(50); // longer than a quick answer takes: nothing more goes behind it
+    expect(await send(url, 'quick')).toMatchObject({ statusCode: 200, error: null, excerpt: 'quick' });
+    const timedOut = await hanging;
+    expect(timedOut).toMatchObject({ statusCode: null, excerpt: null, error: 'no answer within 300 ms (--webhook-timeout-ms)' });
+    expect(timedOut.durationMs).toBeGreaterThanOrEqual(299);
+    expect(receiver.requests.map((r) => [r.connection, r.body])).toEqual([
+      [0, 'hang'],
+      [1, 'quick'],
+    ]);
+  });
+
+  it('does not follow a redirect: a 3xx is a failed attempt that names its Location', async () => {
+    transport = new WebhookTransport(5_000);
+    const target = await start((_request, socket) => socket.write(sized(200, 'never')));
+    const receiver = await start((_request, socket) => socket.write(sized(307, 'moved', `location: ${target.url('/moved')}\r\n`)));
+    expect(await send(receiver.url(), '{}')).toMatchObject({
+      statusCode: 307,
+      excerpt: 'moved',
+      error: `answered 307 (Location: ${target.url('/moved')}): redirects are not followed`,
+    });
+    expect(await send(receiver.url(), '{}')).toMatchObject({ statusCode: 307 }); // the connection goes on
+    expect(target.requests).toEqual([]);
+  });
+
+  it('keeps the first EXCERPT_BYTES of a long answer, sized or chunked, and reads the next answer after it', async () => {
+    transport = new WebhookTransport(5_000);
+    const receiver = await start((request, socket) => {
+      if (request.body === 'sized') socket.write(sized(500, `x${'é'.repeat(2000)}`));
+      else if (request.body === 'chunked') socket.write(chunked(200, ['a'.repeat(1000), 'b'.repeat(1000), 'c'.repeat(3000)]));
+      else socket.write(sized(200, 'next'));
+    });
+    const url = receiver.url();
+    const long = await send(url, 'sized');
+    expect(long).toMatchObject({ statusCode: 500, error: 'answered 500: not a 2xx' });
+    expect(EXCERPT_BYTES).toBe(1024);
+    // 1 + 511 * 2 bytes, then the first byte of the next é, which is no character on its own
+    expect(long.excerpt).toBe(`x${'é'.repeat(511)}\ufffd`);
+    expect((await send(url, 'chunked')).excerpt).toBe(`${'a'.repeat(1000)}${'b'.repeat(24)}`);
+    expect(await send(url, 'after')).toMatchObject({ statusCode: 200, excerpt: 'next' });
+    expect(receiver.connections).toBe(1);
+  });
+
+  it('reads an informational answer before the real one and a body that runs to the close; fails what is not HTTP', async () => {
+    transport = new WebhookTransport(5_000);
+    const receiver = await start((request, socket) => {
+      if (request.body === 'early-hints') socket.write(`HTTP/1.1 103 Early Hints\r\nlink: </x>\r\n\r\n${sized(202, 'accepted')}`);
+      else if (request.body === 'to-close') socket.end('HTTP/1.0 200 OK\r\ncontent-type: text/plain\r\n\r\nuntil the end');
+      else socket.write('220 smtp.example ESMTP ready\r\n\r\n');
+    });
+    const url = receiver.url();
+    expect(await send(url, 'early-hints')).toMatchObject({ statusCode: 202, error: null, excerpt: 'accepted' });
+    expect(await send(url, 'to-close')).toMatchObject({ statusCode: 200, error: null, excerpt: 'until the end' });
+    expect(await send(url, 'smtp')).toMatchObject({
+      statusCode: null,
+      excerpt: null,
+      error: "not a valid HTTP/1.1 answer: not an HTTP/1.1 answer: '220 smtp.example ESMTP ready'",
+    });
+    expect(receiver.requests.map((r) => r.body)).toEqual(['early-hints', 'to-close', 'smtp']); // sent once each
+  });
+
+  it('aborts an attempt in flight; a refused connection and a reserved name fail without being sent again', async () => {
+    transport = new WebhookTransport(5_000);
+    const receiver = await start(() => {});
+    const sent = transport.send(receiver.url(), HEADERS, 'hang');
+    await received(receiver, 1);
+    sent.abort();
+    expect(await sent.done).toMatchObject({
+      statusCode: null,
+      error: 'stopped: the subscription was deleted or made inactive, or the namespace was reset or dropped',
+    });
+    const gone = await start(() => {});
+    const goneUrl = gone.url();
+    await gone.close();
+    receivers.pop();
+    expect(await send(goneUrl, '{}')).toMatchObject({
+      statusCode: null,
+      excerpt: null,
+      error: expect.stringMatching(/^connect ECONNREFUSED 127\.0\.0\.1:\d+$/),
+    });
+    expect(await send('http://hooks.receiver.example/in', '{}')).toEqual({
+      statusCode: null,
+      durationMs: 0,
+      excerpt: null,
+      error: 'hooks.receiver.example is a reserved name (RFC 2606) that never resolves: point the subscription at your receiver',
+    });
+    expect(receiver.requests).toHaveLength(1);
+  });
+});
+
+describe('webhook HTTP client over HTTPS', () => {
+  let work: string;
+  let server: HttpsServer;
+  let port: number;
+  let caFile: string;
+  const servernames: (string | false)[] = [];
+  beforeAll(async () => {
+    await ensureBuilt();
+    work = mkdtempSync(join(tmpdir(), 'sandbox-webhook-tls-'));
+    const certificate = await sandboxCertificate(work);
+    caFile = certificate.caFile;
+    server = createHttpsServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
+      servernames.push((req.socket as Socket & { servername: string | false }).servername);
+      req.resume();
+      req.on('end', () => res.end('secure ok'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as { port: number }).port;
+  }, 180_000);
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  /** One attempt from a child Node running the built transport, with the given extra CA file (or none). */
+  function attemptFromChild(url: string, extraCa: string | undefined): Promise<AttemptResult> {
+    const env = childEnv(extraCa ? { NODE_EXTRA_CA_CERTS: extraCa } : {});
+    if (!extraCa) delete env.NODE_EXTRA_CA_CERTS;
+    const transportModule = JSON.stringify(join(ROOT, 'dist/src/webhooks/transport.js'));
+    const script = `const { WebhookTransport } = await import(${transportModule});
+const transport = new WebhookTransport(5000);
+const result = await transport.send(process.argv[1], { 'content-type': 'application/json' }, '{"secure":true}').done;
+console.log(JSON.stringify(result));
+await transport.close();`;
+    return new Promise((resolve, reject) =>
+      execFile('node', ['--input-type=module', '-e', script, url], { env, timeout: 20_000 }, (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
+      ),
+    );
+  }
+
+  it('verifies the receiver against the default CAs plus NODE_EXTRA_CA_CERTS, naming the host by SNI', async () => {
+    expect(await attemptFromChild(`https://localhost:${port}/hooks`, caFile)).toMatchObject({ statusCode: 200, error: null, excerpt: 'secure ok' });
+    expect(servernames).toEqual(['localhost']);
+  });
+
+  it('fails the attempt when the receiver certificate is not trusted', async () => {
+    const result = await attemptFromChild(`https://localhost:${port}/hooks`, undefined);
+    expect(result).toMatchObject({ statusCode: null, excerpt: null });
+    expect(result.error).toMatch(/UNABLE_TO_VERIFY_LEAF_SIGNATURE|unable to verify|self[- ]signed/i);
+    expect(servernames).toEqual(['localhost']); // nothing was sent
+  });
+});
