@@ -4,7 +4,7 @@
 // Clock page's "due next" with a webhook retry; the --forward-webhooks-to target.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
-import { eventually, Receiver } from '../webhooks/receiver.js';
+import { eventually, type Receiver, useSandboxWithReceiver } from '../webhooks/receiver.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 const T0 = '2030-01-15T10:00:00.000Z';
@@ -12,14 +12,7 @@ const T0 = '2030-01-15T10:00:00.000Z';
 describe('the Webhooks page', () => {
   let sb: TestSandbox;
   let receiver: Receiver;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-    receiver = await Receiver.start();
-  });
-  afterAll(async () => {
-    await receiver.close();
-    sb.server.close();
-  });
+  useSandboxWithReceiver((started) => ({ sb, receiver } = started));
 
   const part = async (ns: string, query = '', fragment = '') => {
     const res = await sb.http.get(`/ns/${ns}/_sandbox/console/parts/webhooks${fragment}${query}`);

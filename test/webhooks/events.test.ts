@@ -8,13 +8,13 @@ import { Writable } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import pino from 'pino';
 import supertest from 'supertest';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { buildSandbox } from '../../src/sandbox.js';
 import { loadSpec } from '../../src/spec/load-spec.js';
 import { scenarioDir } from '../scenarios/helpers.js';
 import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
-import { eventually, Receiver, resetFrozen, verifyNotification } from './receiver.js';
+import { eventually, Receiver, resetFrozen, useSandboxWithReceiver, verifyNotification } from './receiver.js';
 
 const T0 = '2030-01-15T10:00:00.000Z';
 const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
@@ -24,14 +24,7 @@ describe('events the sandbox sends', () => {
   let sb: TestSandbox;
   let receiver: Receiver;
   let secret: string;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-    receiver = await Receiver.start();
-  });
-  afterAll(async () => {
-    await receiver.close();
-    sb.server.close();
-  });
+  useSandboxWithReceiver((started) => ({ sb, receiver } = started));
   beforeEach(async () => {
     await resetFrozen(sb, T0, receiver);
     secret = (await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201)).body.secret;

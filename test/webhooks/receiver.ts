@@ -8,7 +8,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TestSandbox } from '../support/sandbox.js';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
 export interface Notification {
   headers: IncomingHttpHeaders;
@@ -176,4 +177,20 @@ export async function resetFrozen(sb: TestSandbox, now: string, ...receivers: Re
   await sb.http.post('/_sandbox/reset').expect(200);
   await sb.http.put('/_sandbox/clock').send({ now, frozen: true }).expect(200);
   for (const receiver of receivers) receiver.clear();
+}
+
+/**
+ * A sandbox and a receiver for the tests of one describe block: started before them, closed after;
+ * `set` is given both once they are up.
+ */
+export function useSandboxWithReceiver(set: (started: { sb: TestSandbox; receiver: Receiver }) => void): void {
+  let started: { sb: TestSandbox; receiver: Receiver } | null = null;
+  beforeAll(async () => {
+    started = { sb: await startTestSandbox(), receiver: await Receiver.start() };
+    set(started);
+  });
+  afterAll(async () => {
+    await started?.receiver.close();
+    started?.sb.server.close();
+  });
 }

@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { activate, define, scenarioDir } from '../scenarios/helpers.js';
 import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
-import { Receiver, resetFrozen, settle } from './receiver.js';
+import { Receiver, resetFrozen, settle, useSandboxWithReceiver } from './receiver.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 const T0 = '2030-01-15T10:00:00.000Z';
@@ -23,14 +23,7 @@ const ANNOUNCING = [
 describe('scenarios steering deliveries', () => {
   let sb: TestSandbox;
   let receiver: Receiver;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-    receiver = await Receiver.start();
-  });
-  afterAll(async () => {
-    await receiver.close();
-    sb.server.close();
-  });
+  useSandboxWithReceiver((started) => ({ sb, receiver } = started));
   beforeEach(async () => {
     await resetFrozen(sb, T0, receiver);
     const subscription = (await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201)).body;

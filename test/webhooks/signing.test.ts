@@ -3,10 +3,10 @@
 // with multi-byte characters) and the body's (multi-byte characters, larger than the signer's
 // first buffer); and a notification signed with a rotated-in secret of 200 characters verifies.
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signatureHeader, signatureOf } from '../../src/webhooks/signing.js';
-import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
-import { Receiver, resetFrozen, verifyNotification } from './receiver.js';
+import { type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { type Receiver, resetFrozen, useSandboxWithReceiver, verifyNotification } from './receiver.js';
 
 const reference = (secret: string, timestamp: string, body: string) => createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 
@@ -37,14 +37,7 @@ describe('signatureOf', () => {
 describe('a notification signed with a long rotated-in secret', () => {
   let sb: TestSandbox;
   let receiver: Receiver;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-    receiver = await Receiver.start();
-  });
-  afterAll(async () => {
-    await receiver.close();
-    sb.server.close();
-  });
+  useSandboxWithReceiver((started) => ({ sb, receiver } = started));
 
   it('verifies with the 200-character secret, over a body with multi-byte characters', async () => {
     await resetFrozen(sb, '2030-01-15T10:00:00.000Z', receiver);

@@ -4,9 +4,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
-import { eventually, Receiver, resetFrozen, settle, verifyNotification } from './receiver.js';
+import { eventually, Receiver, resetFrozen, settle, useSandboxWithReceiver, verifyNotification } from './receiver.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 const T0 = '2030-01-15T10:00:00.000Z';
@@ -15,14 +15,7 @@ describe('steering deliveries', () => {
   let sb: TestSandbox;
   let receiver: Receiver;
   let subscription: { id: string; secret: string };
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-    receiver = await Receiver.start();
-  });
-  afterAll(async () => {
-    await receiver.close();
-    sb.server.close();
-  });
+  useSandboxWithReceiver((started) => ({ sb, receiver } = started));
   beforeEach(async () => {
     await resetFrozen(sb, T0, receiver);
     subscription = (await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201)).body;
