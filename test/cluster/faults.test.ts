@@ -1,7 +1,8 @@
 // A namespace's clock moves with it (handover, then kill -9 of its owner); the metrics count the
 // namespaces owned, store round trips and lease changes; when Redis is lost a node serves reads
 // until its leases lapse, then 503, answers writes 503, logs the loss once and the return once
-// (not a line per retried write), and recovers by itself.
+// (not a line per retried write), and recovers by itself; a Redis back without its data starts the
+// namespace again from the fixtures, on the node that held it and on the next.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
 import { LEASE_MS, type RedisServer, type SandboxNode, sleep, startNode, startRedis, waitFor } from './support.js';
@@ -154,5 +155,43 @@ describe('a shared sandbox under faults', () => {
     await waitFor('the line saying the lease lapsed', async () => (logLines(lapsedLine).length ? true : undefined));
     expect(logLines(lapsedLine)).toHaveLength(1);
     expect(logLines('another node holds')).toEqual([]);
+  }, 40_000);
+
+  it('when Redis comes back without its data, a namespace starts again from the fixtures, on this node and the next', async () => {
+    const ns = 'redis-wiped';
+    const seeded = await (await fetch(`${a.url}/ns/redis-wiped-seed/_sandbox/records/buyers/${BUYER}`)).json();
+    const put = await fetch(`${a.url}/ns/${ns}/buyers/${BUYER}`, {
+      method: 'PUT',
+      headers: auth,
+      body: JSON.stringify({ display_name: 'kept', external_identifier: 'kept-before-the-loss' }),
+    });
+    expect(put.status).toBe(200);
+    await put.arrayBuffer();
+    await redis.kill();
+    await sleep(LEASE_MS + 500); // the lease lapses by node1's clock while it cannot renew it
+    await redis.restartEmpty(); // same epoch again for the namespace's next lease: it is not the one node1 held
+    const written = await waitFor('a write after Redis is back, empty', async () => {
+      const res = await fetch(`${a.url}/ns/${ns}/buyers/${BUYER}`, { method: 'PUT', headers: auth, body: JSON.stringify({ display_name: 'after' }) });
+      await res.arrayBuffer();
+      return res.status === 200 ? res : undefined;
+    });
+    expect(written.status).toBe(200);
+    // What Redis lost is lost for every node: node1 does not go on from what it kept in memory.
+    const onA = await (await fetch(`${a.url}/ns/${ns}/_sandbox/records/buyers/${BUYER}`)).json();
+    expect([onA.display_name, onA.external_identifier]).toEqual(['after', seeded.external_identifier]);
+    const lapsedLine = `namespace '${ns}' is no longer this node's: its lease lapsed and nobody holds it now`;
+    await waitFor('the line saying the lease lapsed', async () => (logLines(lapsedLine).length ? true : undefined));
+    expect(logLines(lapsedLine)).toHaveLength(1);
+    // Another node, taking the namespace over, loads the same state from Redis.
+    const c = await startNode(redis, 'node3');
+    try {
+      const onC = await waitFor('node3 serving the namespace', async () => {
+        const res = await fetch(`${c.url}/ns/${ns}/_sandbox/records/buyers/${BUYER}`);
+        return res.status === 200 ? res.json() : undefined;
+      });
+      expect([onC.display_name, onC.external_identifier]).toEqual(['after', seeded.external_identifier]);
+    } finally {
+      await c.stop();
+    }
   }, 40_000);
 });

@@ -4,7 +4,7 @@
 // starts its own on free ports and stops them. A missing redis-server or haproxy is a failure with
 // the line that installs it (.ci/run does), never a silent skip.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,6 +85,8 @@ export interface RedisServer {
   kill(): Promise<void>;
   /** Starts it again on the same port and folder: it has what it had. */
   restart(): Promise<void>;
+  /** Starts it again on the same port with its data gone (a Redis that lost what it had; stop it first). */
+  restartEmpty(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -105,6 +107,11 @@ export async function startRedis(): Promise<RedisServer> {
     url: `redis://127.0.0.1:${port}`,
     kill: () => stop(current, 'SIGKILL'),
     restart: launch,
+    restartEmpty: async () => {
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir);
+      await launch();
+    },
     stop: async () => {
       await stop(current, 'SIGKILL');
       rmSync(dir, { recursive: true, force: true });
