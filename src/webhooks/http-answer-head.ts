@@ -47,6 +47,8 @@ export class AnswerHead {
   /** Content-Length, or -1. */
   length = -1;
   chunked = false;
+  /** A Transfer-Encoding was given: it frames the body, whatever Content-Length says (RFC 9112 6.3). */
+  transferEncoding = false;
   /** Keep-Alive: timeout=, in seconds, or -1. */
   keepAliveSeconds = -1;
   /** Location, read for a redirect only. */
@@ -71,6 +73,7 @@ export class AnswerHead {
     this.close = http10;
     this.length = -1;
     this.chunked = false;
+    this.transferEncoding = false;
     this.keepAliveSeconds = -1;
     this.location = undefined;
     for (let at = lineEnd + 2; at < end; ) {
@@ -108,6 +111,7 @@ export class AnswerHead {
       case TRANSFER_ENCODING.length:
         // chunked when it is the last coding named
         if (isWord(buf, from, colon, TRANSFER_ENCODING)) {
+          this.transferEncoding = true;
           this.chunked = valueEnd - value >= CHUNKED.length && isWord(buf, valueEnd - CHUNKED.length, valueEnd, CHUNKED);
           if (this.chunked && valueEnd - value > CHUNKED.length) {
             const before = buf[valueEnd - CHUNKED.length - 1];
@@ -123,7 +127,7 @@ export class AnswerHead {
         break;
       case LOCATION.length:
         if (this.status >= 300 && this.status < 400 && this.location === undefined && isWord(buf, from, colon, LOCATION)) {
-          this.location = buf.toString('latin1', value, valueEnd);
+          this.location = buf.toString('utf8', value, valueEnd);
         }
         break;
     }

@@ -49,6 +49,7 @@ export abstract class Exchange implements Wire {
     this.finished = true;
     this.connection = null;
     this.ended(error);
+    this.parts = null; // read by ended(); an ended exchange may wait in the deadline line a while
   }
 
   /** Ends it now with `reason`. One already written ends its connection, since its answer would hold up the others. */
@@ -58,12 +59,13 @@ export abstract class Exchange implements Wire {
     connection?.destroy(`stopped: another request on the connection was stopped (${reason})`);
   }
 
-  /** The first EXCERPT_BYTES of the answer's body as text; null when no answer came. */
+  /** The first EXCERPT_BYTES of the answer's body as text, without a character the cut split; null when no answer came. */
   excerpt(): string | null {
     if (this.statusCode === null) return null;
     const parts = this.parts;
     if (parts === null) return '';
-    return (parts.length === 1 ? parts[0] : Buffer.concat(parts)).toString('utf8');
+    const bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+    return bytes.toString('utf8', 0, wholeCharacters(bytes));
   }
 
   forget(): void {
@@ -73,6 +75,16 @@ export abstract class Exchange implements Wire {
     this.kept = 0;
     this.connection = null;
   }
+}
+
+/** How many of `bytes` end on a whole UTF-8 character: a sequence cut short at the end is left out. */
+function wholeCharacters(bytes: Buffer): number {
+  let lead = bytes.length - 1;
+  while (lead >= 0 && bytes.length - lead <= 3 && (bytes[lead] & 0xc0) === 0x80) lead--; // continuation bytes
+  if (lead < 0) return bytes.length;
+  const byte = bytes[lead];
+  const size = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+  return bytes.length - lead < size ? lead : bytes.length;
 }
 
 /** What `url` names, or why it cannot be requested. */
@@ -289,7 +301,10 @@ export class HttpClient {
     this.timer.unref();
   }
 
-  /** Ends the requests past their deadline; one written ends its connection (the others on it are sent again). */
+  /**
+   * Ends the requests past their deadline; one written ends its connection. The others on it are
+   * sent again, unless their deadline has passed too (written with it): those end in this sweep.
+   */
   private readonly sweep = (): void => {
     this.timer = null;
     const now = performance.now();

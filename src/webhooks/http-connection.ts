@@ -56,6 +56,7 @@ export interface ConnectionOwner {
 
 const HEAD_END = Buffer.from('\r\n\r\n');
 const CRLF = Buffer.from('\r\n');
+const LF_LF = Buffer.from('\n\n');
 /** Longest status line and headers of an answer, and longest chunk-size line, accepted. */
 const MAX_HEAD_BYTES = 65_536;
 
@@ -101,7 +102,11 @@ export class Connection {
     this.socket.on('error', (err) => this.end(describeError(err)));
     this.socket.on('close', () => {
       if (this.expect === BODY_UNTIL_CLOSE && this.written.length > 0) this.answered(); // its body ran to the close
-      this.end('the receiver closed the connection before answering');
+      this.end(
+        this.expect === HEAD || this.written.length === 0
+          ? 'the receiver closed the connection before answering'
+          : 'the receiver closed the connection in the middle of its answer',
+      );
     });
   }
 
@@ -141,13 +146,19 @@ export class Connection {
     while (pos < buf.length && !this.ended) {
       switch (this.expect) {
         case HEAD: {
-          const end = buf.indexOf(HEAD_END, pos);
-          if (end < 0) {
-            this.keepForLater(buf, pos, 'status line and headers');
+          if (this.written.length === 0) {
+            // Not kept for the next answer, which it would garble: the connection ends, unused.
+            this.broken('bytes came while no request was waiting for an answer');
             return;
           }
-          if (this.written.length === 0) {
-            this.broken('an answer came to no request');
+          const end = buf.indexOf(HEAD_END, pos);
+          if (end < 0) {
+            if (buf.indexOf(LF_LF, pos) >= 0) this.broken('its lines end with LF alone, not CRLF');
+            else this.keepForLater(buf, pos, 'status line and headers');
+            return;
+          }
+          if (end - pos > MAX_HEAD_BYTES) {
+            this.broken(`status line and headers longer than ${MAX_HEAD_BYTES} bytes`);
             return;
           }
           if (!this.head(buf, pos, end)) return;
@@ -224,7 +235,8 @@ export class Connection {
       this.broken(problem);
       return false;
     }
-    const { status, length, chunked } = head;
+    const { status, chunked, transferEncoding } = head;
+    const length = transferEncoding ? -1 : head.length; // Transfer-Encoding frames the body, whatever Content-Length says
     if (status < 200) {
       if (status === 101) {
         this.broken('answered 101: switching protocols is not HTTP/1.1');
@@ -236,7 +248,8 @@ export class Connection {
     wire.location = head.location;
     wire.parts = null;
     wire.kept = 0;
-    this.closeAfter = head.close;
+    // Both framings given (a smuggling shape, RFC 9112 6.1): read by Transfer-Encoding, then closed.
+    this.closeAfter = head.close || (transferEncoding && head.length >= 0);
     if (head.keepAliveSeconds >= 0) this.idleLimitMs = Math.min(this.idleLimitMs, head.keepAliveSeconds * 1000 - 1000);
     if (status === 204 || status === 304 || (length === 0 && !chunked)) this.answered();
     else if (chunked) this.expect = CHUNK_SIZE;
@@ -253,7 +266,8 @@ export class Connection {
   private keep(buf: Buffer, from: number, to: number): void {
     const wire = this.written[0];
     if (wire.kept >= EXCERPT_BYTES || to <= from) return;
-    const piece = buf.subarray(from, Math.min(to, from + EXCERPT_BYTES - wire.kept));
+    // A copy: a view would keep the whole socket read (64 KB) alive for a few bytes of excerpt.
+    const piece = Buffer.from(buf.subarray(from, Math.min(to, from + EXCERPT_BYTES - wire.kept)));
     wire.kept += piece.length;
     if (wire.parts === null) wire.parts = [piece];
     else wire.parts.push(piece);

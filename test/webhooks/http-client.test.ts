@@ -2,8 +2,10 @@
 // answers, requests ready together pipelined on one connection and matched to their answers in
 // order, a receiver that closes (Connection: close) in the middle of a pipeline or resets, one
 // that never answers, a redirect, long answers cut at EXCERPT_BYTES, informational answers,
-// bodies that run to the close, answers that are not HTTP, aborts, and HTTPS with SNI to a
-// receiver whose CA is trusted through NODE_EXTRA_CA_CERTS in a child Node.
+// bodies that run to the close, answers that are not HTTP, aborts, bytes on an idle connection,
+// Transfer-Encoding over Content-Length, heads too long or in LF alone, HTTPS with SNI to a
+// receiver whose CA is trusted through NODE_EXTRA_CA_CERTS in a child Node, and (in a child
+// with --expose-gc) that an excerpt holds no more than itself.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
@@ -163,8 +165,8 @@ describe('webhook HTTP client', () => {
     const long = await send(url, 'sized');
     expect(long).toMatchObject({ statusCode: 500, error: 'answered 500: not a 2xx' });
     expect(EXCERPT_BYTES).toBe(1024);
-    // 1 + 511 * 2 bytes, then the first byte of the next é, which is no character on its own
-    expect(long.excerpt).toBe(`x${'é'.repeat(511)}\ufffd`);
+    // 1 + 511 * 2 bytes: the cut at 1,024 falls inside the next é, which is left out whole
+    expect(long.excerpt).toBe(`x${'é'.repeat(511)}`);
     expect((await send(url, 'chunked')).excerpt).toBe(`${'a'.repeat(1000)}${'b'.repeat(24)}`);
     expect(await send(url, 'after')).toMatchObject({ statusCode: 200, excerpt: 'next' });
     expect(receiver.connections).toBe(1);
@@ -186,6 +188,60 @@ describe('webhook HTTP client', () => {
       error: "not a valid HTTP/1.1 answer: not an HTTP/1.1 answer: '220 smtp.example ESMTP ready'",
     });
     expect(receiver.requests.map((r) => r.body)).toEqual(['early-hints', 'to-close', 'smtp']); // sent once each
+  });
+
+  it('ends a connection on bytes no request waits for, so the next attempt is not blamed for them', async () => {
+    transport = new WebhookTransport(5_000);
+    // One byte more than Content-Length says, after every answer.
+    const receiver = await start((_request, socket) => socket.write(`${sized(200, 'ok')}\n`));
+    const url = receiver.url();
+    for (let i = 0; i < 3; i++) {
+      expect(await send(url, `{"n":${i}}`)).toMatchObject({ statusCode: 200, error: null, excerpt: 'ok' });
+      await settle(50); // the stray byte arrives on an idle connection
+    }
+    expect(receiver.requests.map((r) => [r.connection, r.body])).toEqual([
+      [0, '{"n":0}'],
+      [1, '{"n":1}'],
+      [2, '{"n":2}'],
+    ]);
+  });
+
+  it('frames a body by Transfer-Encoding over Content-Length and closes after such an answer; refuses heads too long or ending lines in LF alone', async () => {
+    transport = new WebhookTransport(5_000);
+    const receiver = await start((request, socket) => {
+      if (request.body === 'both') socket.write('HTTP/1.1 200 OK\r\ncontent-length: 3\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n');
+      else if (request.body === 'identity') socket.end('HTTP/1.1 200 OK\r\ntransfer-encoding: identity\r\ncontent-length: 2\r\n\r\nuntil the close');
+      else if (request.body === 'long-head') socket.write(`HTTP/1.1 200 OK\r\nx-big: ${'h'.repeat(70_000)}\r\ncontent-length: 2\r\n\r\nok`);
+      else if (request.body === 'lf') socket.write('HTTP/1.1 200 OK\ncontent-length: 2\n\nok');
+      else if (request.body === 'cut') socket.end('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\npartial');
+      else if (request.body === 'moved') socket.write(sized(308, '', 'location: https://receiver.example/crème\r\n'));
+      else socket.write(sized(200, 'next'));
+    });
+    const url = receiver.url();
+    expect(await send(url, 'both')).toMatchObject({ statusCode: 200, error: null, excerpt: 'hello' });
+    expect(await send(url, 'after')).toMatchObject({ statusCode: 200, excerpt: 'next' });
+    expect(await send(url, 'identity')).toMatchObject({ statusCode: 200, error: null, excerpt: 'until the close' });
+    expect(await send(url, 'long-head')).toMatchObject({
+      statusCode: null,
+      error: 'not a valid HTTP/1.1 answer: status line and headers longer than 65536 bytes',
+    });
+    expect(await send(url, 'lf')).toMatchObject({ statusCode: null, error: 'not a valid HTTP/1.1 answer: its lines end with LF alone, not CRLF' });
+    expect(await send(url, 'cut')).toMatchObject({ error: 'the receiver closed the connection in the middle of its answer' });
+    expect(await send(url, 'moved')).toMatchObject({
+      statusCode: 308,
+      error: 'answered 308 (Location: https://receiver.example/crème): redirects are not followed',
+    });
+    // A connection after each answer framed both ways or by the close, and after each refused one; 'cut' was sent once more.
+    expect(receiver.requests.map((r) => [r.connection, r.body])).toEqual([
+      [0, 'both'],
+      [1, 'after'],
+      [1, 'identity'],
+      [2, 'long-head'],
+      [3, 'lf'],
+      [4, 'cut'],
+      [5, 'cut'],
+      [6, 'moved'],
+    ]);
   });
 
   it('aborts an attempt in flight; a refused connection and a reserved name fail without being sent again', async () => {
@@ -269,4 +325,58 @@ await transport.close();`;
     expect(result.error).toMatch(/UNABLE_TO_VERIFY_LEAF_SIGNATURE|unable to verify|self[- ]signed/i);
     expect(servernames).toEqual(['localhost']); // nothing was sent
   });
+});
+
+describe('webhook HTTP client memory', () => {
+  beforeAll(ensureBuilt, 180_000);
+
+  // In a child Node with --expose-gc, so that what is measured is what is still referenced.
+  it('keeps no more of an answer than its excerpt, while an earlier attempt hangs and while a long chunked answer comes', async () => {
+    const transportModule = JSON.stringify(join(ROOT, 'dist/src/webhooks/transport.js'));
+    const script = `import { createServer } from 'node:net';
+const { WebhookTransport } = await import(${transportModule});
+const listen = (onRequest) => new Promise((resolve) => {
+  const server = createServer((socket) => {
+    let pending = '';
+    socket.on('data', (data) => {
+      pending += data.toString('latin1');
+      for (let end = pending.indexOf('\\r\\n\\r\\n{}'); end >= 0; end = pending.indexOf('\\r\\n\\r\\n{}')) {
+        pending = pending.slice(end + 6); // every request's body is {}
+        onRequest(socket);
+      }
+    });
+  });
+  server.listen(0, '127.0.0.1', () => resolve(server.address().port));
+});
+const big = Buffer.alloc(600000, 120);
+const bigPort = await listen((socket) => socket.write(Buffer.concat([Buffer.from('HTTP/1.1 500 X\\r\\ncontent-length: 600000\\r\\n\\r\\n'), big])));
+const hangPort = await listen(() => {});
+const extension = ';x=' + 'e'.repeat(60000);
+const chunkPort = await listen((socket) => {
+  socket.write('HTTP/1.1 200 OK\\r\\ntransfer-encoding: chunked\\r\\n\\r\\n');
+  for (let i = 0; i < 300; i++) socket.write('1' + extension + '\\r\\nc\\r\\n');
+  socket.write('0\\r\\n\\r\\n');
+});
+const held = () => { global.gc(); global.gc(); return process.memoryUsage().arrayBuffers; };
+const transport = new WebhookTransport(10000);
+const before = held();
+transport.send('http://127.0.0.1:' + hangPort + '/', {}, '{}'); // its deadline keeps the ones after it in line
+for (let round = 0; round < 10; round++) {
+  await Promise.all(Array.from({ length: 20 }, () => transport.send('http://127.0.0.1:' + bigPort + '/', {}, '{}').done));
+}
+const afterSized = held();
+const chunked = await transport.send('http://127.0.0.1:' + chunkPort + '/', {}, '{}').done;
+const afterChunked = held();
+console.log(JSON.stringify({ before, afterSized, afterChunked, excerpt: chunked.excerpt.length }));
+process.exit(0);`;
+    const figures = await new Promise<{ before: number; afterSized: number; afterChunked: number; excerpt: number }>((resolve, reject) =>
+      execFile('node', ['--expose-gc', '--input-type=module', '-e', script], { env: childEnv(), timeout: 60_000 }, (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
+      ),
+    );
+    expect(figures.excerpt).toBe(300);
+    // 200 answers of 600 kB and one of 18 MB (300 chunks of 60 kB): a view kept for each excerpt held a whole read each.
+    expect(figures.afterSized - figures.before).toBeLessThan(2_000_000);
+    expect(figures.afterChunked - figures.before).toBeLessThan(2_000_000);
+  }, 90_000);
 });
