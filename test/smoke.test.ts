@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestSandbox, type TestSandbox } from './support/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { expectErrorBody, type TestSandbox, useTestSandbox } from './support/sandbox.js';
 
 describe('request flow', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
+  useTestSandbox((started) => (sb = started));
 
   it('serves an authenticated GET with JSON and a request id', async () => {
     const res = await sb.http.get('/card-scheme-definitions').set('authorization', sb.auth);

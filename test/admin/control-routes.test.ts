@@ -1,13 +1,10 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, keyPem, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { expectErrorBody, keyPem, type TestSandbox, useTestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 describe('reset, snapshot, tokens', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
+  useTestSandbox((started) => (sb = started));
 
   const snapshotText = async (ns = 'default') => (await sb.http.get('/_sandbox/snapshot').set('x-sandbox-namespace', ns)).text;
 

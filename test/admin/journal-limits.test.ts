@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/journal.js';
 import { clip, MAX_BODY_CHARS } from '../../src/journal/record-request.js';
 import { rawEntry } from '../support/journal.js';
-import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { type TestSandbox, useTestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 const entry = (path: string) => rawEntry(path);
 
@@ -156,10 +156,7 @@ describe('journal bounds', () => {
 
   describe('over HTTP', () => {
     let sb: TestSandbox;
-    beforeAll(async () => {
-      sb = await startTestSandbox();
-    });
-    afterAll(() => sb.server.close());
+    useTestSandbox((started) => (sb = started));
 
     it('keeps a long body as a marked prefix', async () => {
       const long = 'x'.repeat(MAX_BODY_CHARS + 10);

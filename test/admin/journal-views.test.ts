@@ -4,8 +4,8 @@
 import { createRequire } from 'node:module';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { expectErrorBody, type TestSandbox, useTestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 const require = createRequire(import.meta.url);
 
@@ -21,10 +21,7 @@ function harValidator() {
 
 describe('journal views and export', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
+  useTestSandbox((started) => (sb = started));
 
   const buyer = WELL_KNOWN.buyers.default.id;
   const journal = (ns: string, query = '') => sb.http.get(`/ns/${ns}/_sandbox/requests${query}`);

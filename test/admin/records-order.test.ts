@@ -1,15 +1,12 @@
 // GET /_sandbox/records/{collection}?order=<field>:<asc|desc>: the newest record in one call,
 // sorting by any declared field of the stored shape, and a 400 naming the parameter otherwise.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { REPORT_BODY } from '../scenarios/helpers.js';
-import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { expectErrorBody, type TestSandbox, useTestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 describe('records API order', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
+  useTestSandbox((started) => (sb = started));
   beforeEach(async () => {
     await sb.http.post('/_sandbox/reset').expect(200);
   });

@@ -1,15 +1,12 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { publicKeyPemOf, thumbprintOf } from '../../src/auth/key-material.js';
 import { COLLECTION_NAMES } from '../../src/store/records.js';
-import { expectErrorBody, keyPem, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { expectErrorBody, keyPem, type TestSandbox, useTestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 describe('records API', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
+  useTestSandbox((started) => (sb = started));
   const records = (path: string) => `/_sandbox/records/${path}`;
 
   it('lists every collection with totals and pagination', async () => {

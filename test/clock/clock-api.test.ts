@@ -1,15 +1,12 @@
 // The namespace clock through the control API, and the timestamps the sandbox writes from it.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { expectErrorBody, type TestSandbox, useTestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 const T0 = '2026-03-10T12:00:00.000Z';
 
 describe('clock control API', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
+  useTestSandbox((started) => (sb = started));
   beforeEach(async () => {
     await sb.http.delete('/_sandbox/clock');
   });

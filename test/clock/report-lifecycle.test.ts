@@ -1,17 +1,14 @@
 // Report executions move through their states with the sandbox clock; scenarios change the path.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { activate, REPORT_BODY } from '../scenarios/helpers.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { type TestSandbox, useTestSandbox } from '../support/sandbox.js';
 
 const T0 = '2026-03-10T12:00:00.000Z';
 const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
 
 describe('report execution lifecycle', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
+  useTestSandbox((started) => (sb = started));
   beforeEach(async () => {
     await sb.http.delete('/_sandbox/scenarios/active');
     await sb.http.put('/_sandbox/clock').send({ now: T0, frozen: true });

@@ -1,14 +1,11 @@
 // Scheduled reports create their executions as the clock passes next_execution_at, in their zone.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { REPORT_BODY } from '../scenarios/helpers.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { type TestSandbox, useTestSandbox } from '../support/sandbox.js';
 
 describe('report schedules driven by the clock', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
+  useTestSandbox((started) => (sb = started));
 
   let nsCount = 0;
   /** A fresh namespace with its clock frozen at `now`, so each case starts clean. */

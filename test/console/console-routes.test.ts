@@ -6,17 +6,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_ASSET_NAMES } from '../../src/console/assets.js';
 import { PAGES } from '../../src/console/pages.js';
-import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { expectErrorBody, startTestSandbox, type TestSandbox, useTestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const SLUGS = ['requests', 'scenarios', 'clock', 'records', 'webhooks', 'namespaces'];
 
 describe('console routes, on loopback without an admin token', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
+  useTestSandbox((started) => (sb = started));
 
   it('lists its pages in one table, the requests page first', () => {
     expect(PAGES.map((p) => p.slug)).toEqual(SLUGS);

@@ -3,16 +3,13 @@
 // catalog with where each scenario comes from, its operations and counters, replacing and deleting
 // a definition, activation limits; and the Requests page's detail of a scenario answer outside the
 // contract or with its answer lost.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { COMMON_CASES, commonDefinition } from '../../src/console/client/scenario-definition.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { type TestSandbox, useTestSandbox } from '../support/sandbox.js';
 
 describe('the Scenarios page', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
+  useTestSandbox((started) => (sb = started));
 
   const page = async (ns: string, query = '') => {
     const res = await sb.http.get(`/ns/${ns}/_sandbox/console/parts/scenarios${query}`);

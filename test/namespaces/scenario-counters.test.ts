@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { type TestSandbox, useTestSandbox } from '../support/sandbox.js';
 
 // rate-limited: the first two requests per merchant account answer 429, then requests pass
 // (on the operations that declare 429, such as listGiftCards).
 describe('scenario counters per namespace', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
+  useTestSandbox((started) => (sb = started));
 
   const call = (ns: string) => sb.http.get(`/ns/${ns}/gift-cards`).set('authorization', sb.auth).set('x-sandbox-scenario', 'rate-limited');
 

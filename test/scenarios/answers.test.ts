@@ -4,21 +4,15 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody, startTestSandbox, type TestSandbox, useTestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 import { activate, define, REPORT_BODY } from './helpers.js';
 
 const newReport = { ...REPORT_BODY, schedule_enabled: false };
 
 describe('answers', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
-  beforeEach(async () => {
-    await sb.http.post('/_sandbox/reset').send({});
-  });
+  useTestSandbox((started) => (sb = started), { resetBeforeEach: true });
   const connections = (scenario: string) => sb.http.get('/connections').set('authorization', sb.auth).set('x-sandbox-scenario', scenario);
   const reports = () => sb.deps.namespaces.get('default').store.collections.reports.all();
   const lastEntry = async () => (await sb.http.get('/_sandbox/requests?limit=1')).body.items[0];
@@ -267,13 +261,7 @@ describe('a lost answer with --data-file', () => {
 
 describe('activations that turn themselves off', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
-  beforeEach(async () => {
-    await sb.http.post('/_sandbox/reset').send({});
-  });
+  useTestSandbox((started) => (sb = started), { resetBeforeEach: true });
   const list = (merchant = 'default') => sb.http.get('/gift-cards?limit=1').set('authorization', sb.auth).set('x-service-merchant-account-id', merchant);
   const advance = (seconds: number) => sb.http.post('/_sandbox/clock/advance').send({ seconds }).expect(200);
 
@@ -333,10 +321,7 @@ describe('activations that turn themselves off', () => {
 
 describe('never silent', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
+  useTestSandbox((started) => (sb = started));
 
   it('a header naming only scenarios that cannot apply is a 400 naming what each applies to; one that applies answers', async () => {
     const res = await sb.http.get('/connections').set('authorization', sb.auth).set('x-sandbox-scenario', 'duplicate-record, too-early');

@@ -1,15 +1,12 @@
 // Built-in scenarios that shape how (or whether) an answer arrives: slow, dropped-connection, flaky.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { startTestSandbox, type TestSandbox, tokenFor } from '../support/sandbox.js';
+import { startTestSandbox, type TestSandbox, tokenFor, useTestSandbox } from '../support/sandbox.js';
 import { tally } from './helpers.js';
 
 describe('slow and dropped-connection', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
+  useTestSandbox((started) => (sb = started));
 
   it('slow answers normally, no sooner than 1.5 s later', async () => {
     const normal = await sb.http.get('/gift-cards?limit=3').set('authorization', sb.auth);
@@ -55,10 +52,7 @@ describe('slow and dropped-connection', () => {
 
 describe('flaky', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
+  useTestSandbox((started) => (sb = started));
 
   async function run(count: number, merchant = 'default'): Promise<number[]> {
     const statuses: number[] = [];

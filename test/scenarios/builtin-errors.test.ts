@@ -1,16 +1,13 @@
 // Built-in error scenarios through HTTP, selected with the x-sandbox-scenario header.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { expectErrorBody, type TestSandbox, useTestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 import { REPORT_BODY } from './helpers.js';
 
 const NEW_PAIR = { display_name: 'Scenario key', role_ids: [WELL_KNOWN.roles.admin.id] };
 
 describe('built-in error scenarios', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
+  useTestSandbox((started) => (sb = started));
   const db = () => sb.deps.namespaces.get('default').store.collections;
 
   it('duplicate-record answers 409 with the id of a real key pair and creates nothing', async () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SCENARIO_FILE_SCHEMA } from '../../src/scenarios/scenario-schema.js';
 import { packageRoot } from '../../src/spec/load-spec.js';
-import { expectErrorBody, startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { expectErrorBody, startTestSandbox, type TestSandbox, useTestSandbox } from '../support/sandbox.js';
 import { activate, define, scenarioDir } from './helpers.js';
 
 /** The body of the issue, as a tester would send it. */
@@ -19,10 +19,7 @@ const FIFTH_LIST_FAILS = {
 
 describe('scenarios defined at run time', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
+  useTestSandbox((started) => (sb = started));
   beforeEach(async () => {
     await sb.http.post('/_sandbox/reset').send({});
     await sb.http.post('/_sandbox/reset').set('x-sandbox-namespace', 'other').send({});

@@ -1,19 +1,13 @@
 // What testers ask for, defined at run time: which requests a scenario takes (operations, method and
 // path pattern, merchant account, query, header, values of the JSON body) and which of them it
 // answers (the Nth call, after N, every call, a seeded share), through HTTP.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { expectErrorBody, type TestSandbox, useTestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 import { activate, define, REPORT_BODY, tally } from './helpers.js';
 
 describe('matching requests', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
-  beforeEach(async () => {
-    await sb.http.post('/_sandbox/reset').send({});
-  });
+  useTestSandbox((started) => (sb = started), { resetBeforeEach: true });
   const report = (body: object, merchant = 'default') =>
     sb.http
       .post('/reports')
@@ -274,13 +268,7 @@ describe('matching requests', () => {
 
 describe('which calls: the Nth, after N, every one, a seeded share', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
-  beforeEach(async () => {
-    await sb.http.post('/_sandbox/reset').send({});
-  });
+  useTestSandbox((started) => (sb = started), { resetBeforeEach: true });
   const list = (name: string, merchant = 'default') =>
     sb.http.get('/gift-cards?limit=1').set('authorization', sb.auth).set('x-service-merchant-account-id', merchant).set('x-sandbox-scenario', name);
   const statuses = async (name: string, count: number) => {

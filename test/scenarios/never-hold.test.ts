@@ -2,21 +2,15 @@
 // pointer and a message naming what to change: two Retry-After values, path patterns holding a
 // query or a percent-escape, a header named twice, query/header conditions equal to no text, keys
 // that are not JSON pointers or header names. What works keeps working.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { expectErrorBody, type TestSandbox, useTestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 import { activate, define } from './helpers.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 
 describe('scenario definitions that could never act as written', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
-  beforeEach(async () => {
-    await sb.http.post('/_sandbox/reset').send({});
-  });
+  useTestSandbox((started) => (sb = started), { resetBeforeEach: true });
   const putBuyer = (query = '', headers: Record<string, string> = {}) => {
     const req = sb.http.put(`/buyers/${BUYER}${query}`).set('authorization', sb.auth);
     for (const [name, value] of Object.entries(headers)) req.set(name, value);

@@ -1,6 +1,6 @@
 // How requests select scenarios: x-sandbox-scenario, Prefer: code=, and the control API.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { expectErrorBody, type TestSandbox, useTestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 import { activate } from './helpers.js';
 
 const KNOWN =
@@ -8,10 +8,7 @@ const KNOWN =
 
 describe('scenario selection', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
+  useTestSandbox((started) => (sb = started));
   beforeEach(async () => {
     await sb.http.delete('/_sandbox/scenarios/active');
   });

@@ -1,9 +1,9 @@
 // Namespaces share the seeded fixtures until they change them: a collection's first change copies
 // its row array (not its records), a record's first update copies that record alone. Nothing one
 // namespace does is ever seen by another, nor by namespaces made later.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Collection } from '../../src/store/collection.js';
-import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { type TestSandbox, useTestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 const ANTI_FRAUD = WELL_KNOWN.antiFraudServices.default.id;
@@ -88,10 +88,7 @@ describe('Collection.sharing', () => {
 
 describe('namespaces sharing the fixtures', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
+  useTestSandbox((started) => (sb = started));
   const api = (ns: string) => ({
     put: (path: string, body: object) => sb.http.put(`/ns/${ns}${path}`).set('authorization', sb.auth).send(body),
     del: (path: string) => sb.http.delete(`/ns/${ns}${path}`).set('authorization', sb.auth),

@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import supertest from 'supertest';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { type MintOptions, mintToken } from '../../src/auth/mint-token.js';
 import type { SandboxConfig } from '../../src/config.js';
@@ -40,6 +41,24 @@ export async function startTestSandbox(overrides: Partial<SandboxConfig> = {}): 
   const server = createServer(getRequestListener(createApp(deps).fetch));
   const http = supertest.agent(server);
   return { deps, server, http, auth: `Bearer ${await tokenFor('admin')}` };
+}
+
+/**
+ * A sandbox for the tests of one describe block (or file): started before them, closed after; `set`
+ * is given it once it is up. With `resetBeforeEach`, every test starts from POST /_sandbox/reset.
+ */
+export function useTestSandbox(set: (sb: TestSandbox) => void, options: { resetBeforeEach?: boolean } = {}): void {
+  let started: TestSandbox | null = null;
+  beforeAll(async () => {
+    started = await startTestSandbox();
+    set(started);
+  });
+  afterAll(() => started?.server.close());
+  if (options.resetBeforeEach) {
+    beforeEach(async () => {
+      await started?.http.post('/_sandbox/reset').send({});
+    });
+  }
 }
 
 /** Checks the reference's error body, every field. */

@@ -2,7 +2,7 @@
 // so the self-check mode every test sandbox runs in lets it through instead of answering 500), with
 // a message naming what to fix, and changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { startTestSandbox, type TestSandbox, useTestSandbox } from '../support/sandbox.js';
 
 const bad = (location: string, pointer: string, type: string, message: string, summary = `Request is invalid: ${message}`) => ({
   type: 'error',
@@ -103,10 +103,7 @@ describe('bad input to the webhook control routes', () => {
 
 describe('subscription URLs the sandbox could not send to', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
+  useTestSandbox((started) => (sb = started));
 
   const urlError = (problem: string) => bad('body', '/url', 'url_parsing', `Body field 'url': ${problem}.`);
 

@@ -3,9 +3,9 @@
 // delay on the namespace clock, newest first; other requests, other merchant accounts and other
 // namespaces are untouched. Definitions at run time, scenario files (YAML) and the header all work.
 import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { activate, define, scenarioDir } from '../scenarios/helpers.js';
-import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { expectErrorBody, startTestSandbox, type TestSandbox, useTestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 import { Receiver, resetFrozen, settle, useSandboxWithReceiver } from './receiver.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
@@ -184,13 +184,7 @@ describe('scenarios steering deliveries', () => {
 
 describe('steering that could never act', () => {
   let sb: TestSandbox;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-  });
-  afterAll(() => sb.server.close());
-  beforeEach(async () => {
-    await sb.http.post('/_sandbox/reset').send({});
-  });
+  useTestSandbox((started) => (sb = started), { resetBeforeEach: true });
   const announcers = `events are announced by ${ANNOUNCING.join(', ')}`;
   const refused = async (definition: Record<string, unknown>, pointer: string, message: string) => {
     const res = await sb.http.post('/_sandbox/scenarios').send({ name: 'never-steers', description: 'Refused.', ...definition });
