@@ -17,12 +17,11 @@ export interface AttemptResult {
 }
 
 export interface SentAttempt {
-  done: Promise<AttemptResult>;
   /** Ends the attempt now (its subscription was deleted, the namespace reset); its result is then an error. */
   abort(): void;
 }
 
-/** Told the result of an attempt, once, after send() returned: the delivery queue's way (no promise per attempt). */
+/** Told the result of an attempt, once, after send() returned (no promise per attempt). */
 export type AttemptCallback = (result: AttemptResult) => void;
 
 const RESERVED = /(^|\.)(example|invalid|test)\.?$/i;
@@ -31,27 +30,14 @@ const STOPPED = 'stopped: the subscription was deleted or made inactive, or the 
 const MAX_TARGETS = 1_000;
 
 class Attempt extends Exchange implements SentAttempt {
-  private result: AttemptResult | null = null;
-  private promise: Promise<AttemptResult> | null = null;
-  private resolve: ((result: AttemptResult) => void) | null = null;
-
   constructor(
     head: string,
     body: string,
     bodyBytes: number,
     startedAt: number,
-    private readonly onResult: AttemptCallback | undefined,
+    private readonly onResult: AttemptCallback,
   ) {
     super(head, body, bodyBytes, startedAt);
-  }
-
-  /** Made when asked for: the queue takes its result through the callback. */
-  get done(): Promise<AttemptResult> {
-    if (this.promise === null) {
-      const result = this.result;
-      this.promise = result !== null ? Promise.resolve(result) : new Promise<AttemptResult>((resolve) => (this.resolve = resolve));
-    }
-    return this.promise;
   }
 
   protected ended(error: string | null): void {
@@ -64,10 +50,7 @@ class Attempt extends Exchange implements SentAttempt {
           ? `answered ${status}${location ? ` (Location: ${location.slice(0, 200)})` : ''}: redirects are not followed`
           : `answered ${status}: not a 2xx`;
     }
-    const result = { statusCode: status, durationMs: Math.round(performance.now() - this.startedAt), error: failure, excerpt: this.excerpt() };
-    this.result = result;
-    this.resolve?.(result);
-    this.onResult?.(result);
+    this.onResult({ statusCode: status, durationMs: Math.round(performance.now() - this.startedAt), error: failure, excerpt: this.excerpt() });
   }
 
   abort(): void {
@@ -85,8 +68,8 @@ export class WebhookTransport {
 
   constructor(private readonly timeoutMs: number) {}
 
-  /** Sends the attempt with the next batch; `onResult`, if given, is told its result (never before this returns). */
-  send(url: string, headers: Record<string, string>, body: string, onResult?: AttemptCallback): SentAttempt {
+  /** Sends the attempt with the next batch; `onResult` is told its result (never before this returns). */
+  send(url: string, headers: Record<string, string>, body: string, onResult: AttemptCallback): SentAttempt {
     const target = this.targetOf(url);
     if (typeof target === 'string') return settled({ statusCode: null, durationMs: 0, error: target, excerpt: null }, onResult);
     const bodyBytes = Buffer.byteLength(body);
@@ -120,7 +103,7 @@ export class WebhookTransport {
   }
 }
 
-function settled(result: AttemptResult, onResult: AttemptCallback | undefined): SentAttempt {
-  if (onResult) queueMicrotask(() => onResult(result));
-  return { done: Promise.resolve(result), abort: () => undefined };
+function settled(result: AttemptResult, onResult: AttemptCallback): SentAttempt {
+  queueMicrotask(() => onResult(result));
+  return { abort: () => undefined };
 }

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxCertificate } from '../../src/tls/sandbox-ca.js';
 import { EXCERPT_BYTES } from '../../src/webhooks/limits.js';
-import { type AttemptResult, WebhookTransport } from '../../src/webhooks/transport.js';
+import { type AttemptResult, type SentAttempt, WebhookTransport } from '../../src/webhooks/transport.js';
 import { childEnv, ensureBuilt, ROOT } from '../cli/support/cli.js';
 import { chunked, RawReceiver, type RawRequest, sized } from './raw-receiver.js';
 import { settle } from './receiver.js';
@@ -40,7 +40,7 @@ describe('webhook HTTP client', () => {
     receivers.push(receiver);
     return receiver;
   };
-  const send = (url: string, body: string): Promise<AttemptResult> => transport.send(url, HEADERS, body).done;
+  const send = (url: string, body: string): Promise<AttemptResult> => new Promise((resolve) => transport.send(url, HEADERS, body, resolve));
   /** Quick answers let the client pipeline up to its depth on this receiver. */
   const warmUp = async (url: string) => {
     for (let i = 0; i < 20; i++) expect((await send(url, `warm-${i}`)).error).toBeNull();
@@ -247,10 +247,13 @@ describe('webhook HTTP client', () => {
   it('aborts an attempt in flight; a refused connection and a reserved name fail without being sent again', async () => {
     transport = new WebhookTransport(5_000);
     const receiver = await start(() => {});
-    const sent = transport.send(receiver.url(), HEADERS, 'hang');
+    let sent!: SentAttempt;
+    const result = new Promise<AttemptResult>((resolve) => {
+      sent = transport.send(receiver.url(), HEADERS, 'hang', resolve);
+    });
     await received(receiver, 1);
     sent.abort();
-    expect(await sent.done).toMatchObject({
+    expect(await result).toMatchObject({
       statusCode: null,
       error: 'stopped: the subscription was deleted or made inactive, or the namespace was reset or dropped',
     });
@@ -304,7 +307,7 @@ describe('webhook HTTP client over HTTPS', () => {
     const transportModule = JSON.stringify(join(ROOT, 'dist/src/webhooks/transport.js'));
     const script = `const { WebhookTransport } = await import(${transportModule});
 const transport = new WebhookTransport(5000);
-const result = await transport.send(process.argv[1], { 'content-type': 'application/json' }, '{"secure":true}').done;
+const result = await new Promise((resolve) => transport.send(process.argv[1], { 'content-type': 'application/json' }, '{"secure":true}', resolve));
 console.log(JSON.stringify(result));
 await transport.close();`;
     return new Promise((resolve, reject) =>
@@ -360,12 +363,13 @@ const chunkPort = await listen((socket) => {
 const held = () => { global.gc(); global.gc(); return process.memoryUsage().arrayBuffers; };
 const transport = new WebhookTransport(10000);
 const before = held();
-transport.send('http://127.0.0.1:' + hangPort + '/', {}, '{}'); // its deadline keeps the ones after it in line
+const attempt = (port) => new Promise((resolve) => transport.send('http://127.0.0.1:' + port + '/', {}, '{}', resolve));
+attempt(hangPort); // its deadline keeps the ones after it in line
 for (let round = 0; round < 10; round++) {
-  await Promise.all(Array.from({ length: 20 }, () => transport.send('http://127.0.0.1:' + bigPort + '/', {}, '{}').done));
+  await Promise.all(Array.from({ length: 20 }, () => attempt(bigPort)));
 }
 const afterSized = held();
-const chunked = await transport.send('http://127.0.0.1:' + chunkPort + '/', {}, '{}').done;
+const chunked = await attempt(chunkPort);
 const afterChunked = held();
 console.log(JSON.stringify({ before, afterSized, afterChunked, excerpt: chunked.excerpt.length }));
 process.exit(0);`;
