@@ -80,12 +80,19 @@ export function clientErrorOf(code: string | undefined, rawPacket?: Buffer): Api
   );
 }
 
-/** The answer of a request refused on its socket: the reference's error body, then the connection is closed. */
-function answerOnSocket(socket: Duplex, error: ApiError, logger: Logger | undefined, extraHeaders = ''): void {
+/** One info line per refused request, like every 4xx of the app (there is no request id, method or path to give). */
+function logRefused(logger: Logger | undefined, error: ApiError): void {
   logger?.info({ status: error.status, code: error.code, message: error.message }, `${error.status} ${error.code}: ${error.message}`);
+}
+
+/** The answer of a request refused on its socket: the reference's error body and the error's headers, then the connection is closed. */
+function answerOnSocket(socket: Duplex, error: ApiError, logger: Logger | undefined): void {
+  logRefused(logger, error);
   const body = JSON.stringify(errorBody(error));
+  let headers = '';
+  for (const [name, value] of Object.entries(error.extra.headers ?? {})) headers += `${name}: ${value}\r\n`;
   socket.end(
-    `HTTP/1.1 ${error.status} ${REASONS[error.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extraHeaders}connection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${error.status} ${REASONS[error.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${headers}connection: close\r\n\r\n${body}`,
   );
 }
 
@@ -113,7 +120,7 @@ export function answerClientErrors(server: Server, logger?: Logger): void {
       answerResponse(socket as Http2ServerResponse, error, logger);
       return;
     }
-    answerOnSocket(socket as Duplex, error, logger, `allow: ${error.extra.headers?.allow}\r\n`);
+    answerOnSocket(socket as Duplex, error, logger);
   });
   // Without a listener Node answers a bare 417 to an Expect other than 100-continue.
   server.on('checkExpectation', function answerExpectation(request: IncomingMessage, response: ServerResponse) {
@@ -127,7 +134,7 @@ export function answerClientErrors(server: Server, logger?: Logger): void {
 
 /** Answers `error` through a response object, closing the connection (the body sent, if any, is not read). */
 function answerResponse(response: ServerResponse | Http2ServerResponse, error: ApiError, logger: Logger | undefined): void {
-  logger?.info({ status: error.status, code: error.code, message: error.message }, `${error.status} ${error.code}: ${error.message}`);
+  logRefused(logger, error);
   const body = JSON.stringify(errorBody(error));
   const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...error.extra.headers };
   if (!(response instanceof Http2ServerResponse)) headers.connection = 'close'; // HTTP/2 has no connection header
@@ -169,7 +176,7 @@ export function unreadableRequestError(err: RequestError): ApiError {
  */
 export function sandboxRequestListener(fetch: FetchCallback, hostname: string, logger?: Logger): Listener {
   const refused = (error: ApiError) => {
-    logger?.info({ status: error.status, code: error.code, message: error.message }, `${error.status} ${error.code}: ${error.message}`);
+    logRefused(logger, error);
     return error;
   };
   const listener = getRequestListener(fetch, {
