@@ -17,7 +17,7 @@ function prose(text: string): string {
 }
 
 /** GitHub's anchor of each heading of a page (a repeated one gets -1, -2, ...). */
-export function anchors(text: string): Set<string> {
+function anchors(text: string): Set<string> {
   const seen = new Map<string, number>();
   const found = new Set<string>();
   for (const heading of outsideBlocks(text).matchAll(/^#{1,6} (.+)$/gm)) {
@@ -36,9 +36,7 @@ export function anchors(text: string): Set<string> {
 
 /** Relative link targets of a page: neither a URL with a scheme nor a mail address. */
 function relativeLinks(text: string): string[] {
-  return [...prose(text).matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)]
-    .map((m) => m[1])
-    .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target));
+  return [...prose(text).matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]).filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target));
 }
 
 describe('documentation links', () => {
@@ -69,10 +67,7 @@ describe('documentation links', () => {
   });
 
   it('reads links and anchors as GitHub does', () => {
-    expect(relativeLinks('[a](docs/x.md) ![b](y.png "t") [c](https://e.org) `[d](no.md)`\n```\n[e](no.md)\n```\n')).toEqual([
-      'docs/x.md',
-      'y.png',
-    ]);
+    expect(relativeLinks('[a](docs/x.md) ![b](y.png "t") [c](https://e.org) `[d](no.md)`\n```\n[e](no.md)\n```\n')).toEqual(['docs/x.md', 'y.png']);
     expect([...anchors('# HTTPS (`--tls`)\n## A first session with curl\n## A first session with curl\n')]).toEqual([
       'https---tls',
       'a-first-session-with-curl',

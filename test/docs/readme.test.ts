@@ -60,7 +60,8 @@ describe('README operations list', () => {
 describe('Configuration: the options table', () => {
   it('has a row for every start option with its flag, variables and config key', () => {
     const rows = page('docs/configuration.md')
-      .split('\n').filter((line) => line.startsWith('| `--'));
+      .split('\n')
+      .filter((line) => line.startsWith('| `--'));
     for (const option of START_OPTIONS) {
       const row = rows.find((r) => r.startsWith(`| \`--${option.flag}`));
       expect(row, `--${option.flag}`).toBeDefined();
