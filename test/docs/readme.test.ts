@@ -49,6 +49,12 @@ function fromReadme(): string[][] {
     );
 }
 
+describe('README: a front page', () => {
+  it('stays under 20,000 characters (wc -m): the rest lives in docs/', () => {
+    expect([...page('README.md')].length).toBeLessThanOrEqual(20_000);
+  });
+});
+
 describe('README operations list', () => {
   it('lists the 19 operations of openapi.json with method, path, operationId and scope', () => {
     const documented = fromDocument();
