@@ -2,13 +2,13 @@
 // own test word for word, the node:test file runs under `node --test`, the jest modules are called as
 // jest calls them, and the Playwright webServer command starts a sandbox that answers on its URL. The
 // files are written inside the repository, where `import 'payments-sandbox'` is the package itself.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, startCommand, stopCommand, untilHealthy } from './commands.js';
 import { blocks, page, ROOT, section } from './doc-pages.js';
 
 const run = promisify(execFile);
@@ -31,15 +31,6 @@ function afterImports(code: string): string {
     .trim();
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 describe('docs/testing-in-ci.md', () => {
   it('shows the vitest example that test/admin/readme-example.test.ts runs, word for word', () => {
     const [example] = jsBlocks('## vitest');
@@ -48,15 +39,15 @@ describe('docs/testing-in-ci.md', () => {
     expect(afterImports(suite)).toBe(afterImports(example));
   });
 
-  it('runs the node:test file with node --test', async () => {
+  it('runs the node:test file with node --test', { timeout: 90_000 }, async () => {
     const [file] = jsBlocks('## node:test');
     writeFileSync(join(dir, 'sandbox.test.mjs'), file);
-    const { stdout } = await run(process.execPath, ['--test', join(dir, 'sandbox.test.mjs')], { cwd: ROOT, timeout: 30_000 });
+    const { stdout } = await run(process.execPath, ['--test', join(dir, 'sandbox.test.mjs')], { cwd: ROOT, timeout: 80_000 });
     expect(stdout).toMatch(/^# pass 1$/m);
     expect(stdout).toMatch(/^# fail 0$/m);
   });
 
-  it('starts one sandbox in jest.global-setup, gives a worker its namespace and a token, and stops it in the teardown', async () => {
+  it('starts one sandbox in jest.global-setup, gives a worker its namespace and a token, and stops it in the teardown', { timeout: 90_000 }, async () => {
     const [setup, teardown, worker] = jsBlocks('## jest');
     expect(page(GUIDE)).toContain("globalSetup: './jest.global-setup.mjs'");
     writeFileSync(join(dir, 'jest.global-setup.mjs'), setup);
@@ -91,26 +82,22 @@ describe('docs/testing-in-ci.md', () => {
     }
   });
 
-  it("starts the sandbox with Playwright's webServer command, answering on its URL", async () => {
+  it("starts the sandbox with Playwright's webServer command, answering on its URL", { timeout: 90_000 }, async () => {
     const [config] = jsBlocks('## Playwright');
     const command = /command: '([^']+)'/.exec(config)?.[1] ?? '';
     const url = /url: '([^']+)'/.exec(config)?.[1] ?? '';
     expect(command).toBe('npx payments-sandbox --port 4010');
     expect(url).toBe('http://127.0.0.1:4010/_sandbox/health');
     const port = String(await freePort());
-    // As Playwright does: the command in a shell of its own, the URL polled until it answers 2xx.
-    const child: ChildProcess = spawn('sh', ['-c', command.replace('4010', port)], { cwd: ROOT, detached: true, stdio: 'ignore' });
+    // As Playwright does: the command in a shell of its own, the URL polled until it answers 200.
+    const child = startCommand(command.replace('4010', port));
     try {
-      const waited = await run('npx', ['payments-sandbox', 'wait', '--url', url.replace('4010', port).replace('/_sandbox/health', ''), '--timeout', '20s'], {
-        cwd: ROOT,
-        timeout: 30_000,
-      });
-      expect(waited.stdout + waited.stderr).toContain(port);
-      const health = await fetch(url.replace('4010', port));
-      expect(health.status).toBe(200);
-      expect((await health.json()).status).toBe('ok');
+      const health = await untilHealthy(url.replace('4010', port));
+      const body = await health.json();
+      expect(body.status).toBe('ok');
+      expect(body.namespace).toBe('default');
     } finally {
-      process.kill(-(child.pid as number), 'SIGTERM');
+      stopCommand(child);
     }
   });
 });

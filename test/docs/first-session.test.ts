@@ -25,7 +25,7 @@ describe('README: a first session with curl', () => {
   });
   afterAll(() => sandbox.close());
 
-  it('runs as written, and its last line shows the Nightly report execution', async () => {
+  it('runs as written, and its last line shows the Nightly report execution', { timeout: 90_000 }, async () => {
     const lines = commands(block('README.md', '## A first session with curl', 'sh'));
     expect(lines[0]).toMatch(/^npm start &/);
     expect(lines[1]).toMatch(/^export TOKEN=\$\(npx payments-sandbox token\)/);
@@ -34,7 +34,7 @@ describe('README: a first session with curl', () => {
       .slice(1)
       .map((line) => `${line.replaceAll('http://127.0.0.1:4010', sandbox.url)}\necho; echo '${CUT}'`)
       .join('\n');
-    const { stdout } = await run('bash', ['-e', '-c', script], { cwd: ROOT, timeout: 60_000 });
+    const { stdout } = await run('bash', ['-e', '-c', script], { cwd: ROOT, timeout: 80_000 });
     const outputs = stdout.split(`${CUT}\n`).map((out) => out.trim());
     expect(outputs).toHaveLength(lines.length - 1 + 1); // one output per command, and the empty rest
     const [token, connections, buyer, giftCards, rateLimited, report, clock, executions] = outputs;

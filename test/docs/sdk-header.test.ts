@@ -1,24 +1,12 @@
 // The command the front page and docs/sdk.md give for the official SDK's merchant account header,
 // run as written (on a free port): the SDK's header then chooses the merchant account, which the
 // sandbox otherwise refuses as misnamed.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { promisify } from 'node:util';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/start.js';
 import { tokenFor } from '../support/sandbox.js';
-import { block, ROOT } from './doc-pages.js';
-
-const run = promisify(execFile);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort, startCommand, stopCommand, untilHealthy } from './commands.js';
+import { block } from './doc-pages.js';
 
 async function giftCards(url: string, merchantHeader: string): Promise<Response> {
   return fetch(`${url}/gift-cards?limit=100`, { headers: { authorization: `Bearer ${await tokenFor()}`, [merchantHeader]: 'merchant-two' } });
@@ -27,14 +15,14 @@ async function giftCards(url: string, merchantHeader: string): Promise<Response>
 describe('the merchant account header of the official SDK', () => {
   const children: ChildProcess[] = [];
   afterAll(() => {
-    for (const child of children) process.kill(-(child.pid as number), 'SIGTERM');
+    for (const child of children) stopCommand(child);
   });
 
   it('is given the same way on the front page and in docs/sdk.md', () => {
     expect(block('README.md', '## Pointing the official SDK at it', 'sh')).toBe(block('docs/sdk.md', '## The merchant account header', 'sh'));
   });
 
-  it('is refused as misnamed without the option, and chooses the merchant account with it', async () => {
+  it('is refused as misnamed without the option, and chooses the merchant account with it', { timeout: 90_000 }, async () => {
     const plain = await startSandbox({ logLevel: 'silent' });
     try {
       const refused = await giftCards(plain.url, 'x-gr4vy-merchant-account-id');
@@ -47,10 +35,9 @@ describe('the merchant account header of the official SDK', () => {
     const command = block('docs/sdk.md', '## The merchant account header', 'sh').trim();
     expect(command).toBe('npx payments-sandbox --merchant-account-header x-gr4vy-merchant-account-id');
     const port = await freePort();
-    const child = spawn('sh', ['-c', `${command} --port ${port}`], { cwd: ROOT, detached: true, stdio: 'ignore' });
-    children.push(child);
+    children.push(startCommand(`${command} --port ${port}`));
     const url = `http://127.0.0.1:${port}`;
-    await run('npx', ['payments-sandbox', 'wait', '--url', url, '--timeout', '20s'], { cwd: ROOT, timeout: 30_000 });
+    await untilHealthy(`${url}/_sandbox/health`);
     const chosen = await giftCards(url, 'x-gr4vy-merchant-account-id');
     expect(chosen.status).toBe(200);
     const items = (await chosen.json()).items as Array<{ merchant_account_id: string }>;
