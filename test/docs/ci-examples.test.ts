@@ -1,4 +1,4 @@
-// The test set-ups of docs/testing-in-ci.md, as a reader copies them: the vitest example is the suite's
+// The test set-ups of docs/testing-in-ci.md, as a reader copies them: the CI steps start the sandbox and wait for it, the vitest example is the suite's
 // own test word for word, the node:test file runs under `node --test`, the jest modules are called as
 // jest calls them, and the Playwright webServer command starts a sandbox that answers on its URL. The
 // files are written inside the repository, where `import 'payments-sandbox'` is the package itself.
@@ -32,6 +32,28 @@ function afterImports(code: string): string {
 }
 
 describe('docs/testing-in-ci.md', () => {
+  it('starts the sandbox as the CI steps do, and waits until it is ready', { timeout: 90_000 }, async () => {
+    const yaml = blocks(section(GUIDE, '## Any CI')).find((b) => b.lang === 'yaml')?.body ?? '';
+    const steps = [...yaml.matchAll(/^- run: (.+?)(?:\s+#.*)?$/gm)].map((m) => m[1].trim());
+    expect(steps).toEqual([
+      'npx payments-sandbox --port 4010 --seed 4010 &',
+      'npx payments-sandbox wait --timeout 30s',
+      'SANDBOX_URL=http://127.0.0.1:4010/ns/$CI_JOB_ID npm test',
+    ]);
+    // The first two steps as written, on a free port: wait finds it as start would, through SANDBOX_PORT.
+    const port = String(await freePort());
+    const child = startCommand(steps[0].replace('4010 --seed', `${port} --seed`).replace(/ &$/, ''));
+    try {
+      const [command, ...args] = steps[1].split(' ');
+      const waited = await run(command, args, { cwd: ROOT, env: { ...process.env, SANDBOX_PORT: port }, timeout: 80_000 });
+      expect(waited.stdout + waited.stderr).toContain(`http://127.0.0.1:${port}`);
+      const health = await (await fetch(`http://127.0.0.1:${port}/_sandbox/health`)).json();
+      expect(health).toMatchObject({ status: 'ok', seed: 4010 });
+    } finally {
+      stopCommand(child);
+    }
+  });
+
   it('shows the vitest example that test/admin/readme-example.test.ts runs, word for word', () => {
     const [example] = jsBlocks('## vitest');
     expect(example).toContain("from 'payments-sandbox'");
