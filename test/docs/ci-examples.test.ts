@@ -1,7 +1,8 @@
-// The test set-ups of docs/testing-in-ci.md, as a reader copies them: the CI steps start the sandbox and wait for it, the vitest example is the suite's
-// own test word for word, the node:test file runs under `node --test`, the jest modules are called as
-// jest calls them, and the Playwright webServer command starts a sandbox that answers on its URL. The
-// files are written inside the repository, where `import 'payments-sandbox'` is the package itself.
+// The test set-ups of docs/testing-in-ci.md, as a reader copies them: the CI steps start the sandbox and
+// wait for it, the vitest example is the suite's own test word for word, the node:test file runs under
+// `node --test`, the jest modules are called as jest calls them, and the Playwright webServer command
+// starts a sandbox that answers on its URL. The files are written inside the repository, where `import
+// 'payments-sandbox'` is the package itself.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
