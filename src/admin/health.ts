@@ -1,7 +1,7 @@
 // GET /_sandbox/health: what a proxy's health check and `payments-sandbox wait` ask. 200 while this
 // node can serve; in a shared sandbox a node that cannot (its Redis never reached, stopping)
 // answers 503, and one whose Redis is lost says `degraded`: it still serves reads of the
-// namespaces it owns while their leases last, and answers writes 503 (README, Running a shared sandbox).
+// namespaces it owns while their leases last, and answers writes 503 (docs/shared-sandbox.md).
 import { namespaceCounts } from './namespaces.js';
 import type { AdminHandlerMap } from './types.js';
 

@@ -91,7 +91,7 @@ function tlsRows(tls: TlsMaterial, row: (label: string, text: string) => string)
   return [
     row('https', 'HTTP/2 and HTTP/1.1, certificate for localhost, 127.0.0.1 and ::1 issued by the sandbox CA'),
     row('CA', `${tls.caFile} (${kept})`),
-    row('trust', `Node: NODE_EXTRA_CA_CERTS=${tls.caFile}  curl: --cacert ${tls.caFile}  a device: install ca.pem as a trusted CA (README, HTTPS)`),
+    row('trust', `Node: NODE_EXTRA_CA_CERTS=${tls.caFile}  curl: --cacert ${tls.caFile}  a device: install ca.pem as a trusted CA (docs/https-and-devices.md)`),
   ];
 }
 

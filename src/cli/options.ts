@@ -1,5 +1,5 @@
 // Every option of `payments-sandbox start`, once: its SandboxConfig key, flag, environment variable,
-// kind and help line. The loader, the --help text and the README all read this table, so a new
+// kind and help line. The loader, the --help text and docs/configuration.md (a test checks it) follow this table, so a new
 // option is one line here.
 import { MIN_ADMIN_TOKEN_LENGTH, type SandboxConfig } from '../config.js';
 import { FSYNC_POLICIES } from '../store/persistence.js';

@@ -1,6 +1,6 @@
 // "Copy as curl" for a journal entry: the request as the client sent it, secrets still redacted.
 // A redacted header becomes a shell variable the user sets ($TOKEN for Authorization, as in the
-// README), so the command runs once that is exported; nothing the journal dropped is made up.
+// front page README), so the command runs once that is exported; nothing the journal dropped is made up.
 import type { JournalEntry } from '../journal/journal.js';
 import { REDACTED } from '../journal/redact.js';
 

@@ -68,7 +68,7 @@ export abstract class GroupCommit {
   /**
    * Whether an answer without changes of its own waits for the snapshot due after a failed write (a
    * data file: yes, it may show what is not written). A shared sandbox's reads do not: while Redis
-   * is unreachable they are served from memory (README, Running a shared sandbox).
+   * is unreachable they are served from memory (docs/shared-sandbox.md).
    */
   protected readsWaitAfterFailure = true;
   /**

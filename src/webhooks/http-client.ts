@@ -1,4 +1,4 @@
-// The webhook transport's HTTP/1.1 client, hand-written for its cost per request (README,
+// The webhook transport's HTTP/1.1 client, hand-written for its cost per request (docs/architecture.md,
 // "Dependencies"): undici spent 25 to 30 CPU µs on each, most of it its own JavaScript, which a
 // notification per API call cannot afford. Per origin (scheme, host, port): at most CONCURRENCY
 // kept-alive connections (http-connection.ts). Requests are not written at once: the ones that

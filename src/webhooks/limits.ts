@@ -1,4 +1,4 @@
-// The numbers of webhook delivery, documented in the README ("Webhooks") and openapi.json
+// The numbers of webhook delivery, documented in docs/webhooks.md and openapi.json
 // (x-sandbox-webhooks): change them there too.
 
 /**

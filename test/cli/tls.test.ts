@@ -66,7 +66,7 @@ describe('--tls with the sandbox CA', () => {
     expect(row(running, 'https')).toBe('HTTP/2 and HTTP/1.1, certificate for localhost, 127.0.0.1 and ::1 issued by the sandbox CA');
     expect(row(running, 'CA')).toBe(`${caFile} (made now, kept for later starts: trust it once)`);
     expect(row(running, 'trust')).toBe(
-      `Node: NODE_EXTRA_CA_CERTS=${caFile}  curl: --cacert ${caFile}  a device: install ca.pem as a trusted CA (README, HTTPS)`,
+      `Node: NODE_EXTRA_CA_CERTS=${caFile}  curl: --cacert ${caFile}  a device: install ca.pem as a trusted CA (docs/https-and-devices.md)`,
     );
     expect(row(running, 'try')).toBe(`curl --cacert ${caFile} -H "Authorization: Bearer $TOKEN" ${running.url}/connections`);
     expect(row(running, 'docs')).toBe(`${running.url}/docs (control API: ${running.url}/docs/admin)`);

@@ -181,7 +181,7 @@ export interface HaProxy {
   stop(): Promise<void>;
 }
 
-/** deploy/haproxy.cfg with its bind port and server lines replaced; with nodes' admin token, its health check sends it (README). */
+/** deploy/haproxy.cfg with its bind port and server lines replaced; with nodes' admin token, its health check sends it (docs/shared-sandbox.md). */
 export function proxyConfig(port: number, nodes: SandboxNode[], adminToken?: string): string {
   const shipped = readFileSync(join(ROOT, 'deploy/haproxy.cfg'), 'utf8');
   // Fixed ids, as the shipped file says: node3 keeps its place on the ring when node1's line goes.

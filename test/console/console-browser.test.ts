@@ -1,6 +1,6 @@
 // The console in a real headless Chromium (Debian's, driven by playwright-core), with every request
 // off 127.0.0.1 blocked: the flows a tester uses, keyboard use and accessibility (axe-core's WCAG
-// 2.1 A/AA rules), a narrow window, and the admin token form. The same tests take the README's
+// 2.1 A/AA rules), a narrow window, and the admin token form. The same tests take docs/console.md's
 // screenshots (docs/console-*.png, 1280x800; see SHOTS). Skipped, with a visible warning, only where
 // /usr/bin/chromium is absent. The console's browser script is the one `npm run build` made.
 // UPDATE_SCREENSHOTS=1 writes the screenshots into docs/.
@@ -18,7 +18,7 @@ import { Receiver } from '../webhooks/receiver.js';
 if (!hasChromium) console.warn(`console-browser.test.ts: ${CHROMIUM} is absent, the browser tests of the console do not run (apt-get install chromium)`);
 
 const ROOT = join(import.meta.dirname, '../..');
-/** The README's screenshots are rewritten only when asked (UPDATE_SCREENSHOTS=1): they are taken every run, kept elsewhere otherwise, so a test run leaves the tree as it was. */
+/** The screenshots of docs/console.md are rewritten only when asked (UPDATE_SCREENSHOTS=1): they are taken every run, kept elsewhere otherwise, so a test run leaves the tree as it was. */
 const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs') : mkdtempSync(join(tmpdir(), 'console-shots-'));
 const AXE = join(ROOT, 'node_modules/axe-core/axe.min.js');
 const BUYER = WELL_KNOWN.buyers.default.id;
@@ -63,7 +63,7 @@ async function accessibilityViolations(page: Page): Promise<string[]> {
 /** Waits for what a page shows: bounded, and generous for a busy machine. */
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 15_000, interval: 50 });
 
-/** A README screenshot of the page (1280x800) from its top, or from an element of it (without the status line over it). */
+/** A screenshot of the page for docs/console.md (1280x800) from its top, or from an element of it (without the status line over it). */
 async function shot(page: Page, name: string, from?: string): Promise<void> {
   await page.evaluate((selector) => {
     if (!selector) return window.scrollTo(0, 0);

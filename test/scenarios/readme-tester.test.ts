@@ -1,4 +1,4 @@
-// The README's curl lines for a tester ("For a tester: no header needed"), run word for word with
+// The curl lines for a tester (docs/scenarios.md, "For a tester: no header needed"), run word for word with
 // bash and curl against a running sandbox (its address put in place of 127.0.0.1:4010), and what
 // they print checked against the comments beside them.
 import { execFile } from 'node:child_process';
@@ -13,13 +13,13 @@ const run = promisify(execFile);
 
 /** The first sh block after the tester heading. */
 function testerBlock(): string {
-  const readme = readFileSync(join(packageRoot(), 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### For a tester: no header needed'));
+  const guide = readFileSync(join(packageRoot(), 'docs', 'scenarios.md'), 'utf8');
+  const section = guide.slice(guide.indexOf('## For a tester: no header needed'));
   const start = section.indexOf('```sh\n') + '```sh\n'.length;
   return section.slice(start, section.indexOf('\n```', start));
 }
 
-describe('the README for a tester', () => {
+describe('docs/scenarios.md for a tester', () => {
   let sandbox: RunningSandbox;
   beforeAll(async () => {
     sandbox = await startSandbox({ logLevel: 'silent', validateResponses: true });

@@ -1,5 +1,5 @@
 // The import graph of src/ reads top to bottom: each folder imports only from the layers below it
-// (the README's code map draws the same picture), and no file imports itself through others.
+// (docs/architecture.md's code map draws the same picture), and no file imports itself through others.
 // Type-only imports count: a reader follows them just the same.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

@@ -1,4 +1,4 @@
-// The README's five-line webhook walk-through, run as written by bash (with free ports for the
+// The five-line webhook walk-through of docs/webhooks.md, run as written by bash (with free ports for the
 // sandbox and the receiver): the receiver logs five notifications, and the last line's own
 // verification says true for each.
 import { execFile } from 'node:child_process';
@@ -30,7 +30,7 @@ function freePort(): Promise<number> {
   });
 }
 
-describe('README: Webhooks walk-through', () => {
+describe('docs/webhooks.md: the walk-through', () => {
   let sandbox: RunningSandbox;
   let cwd: string;
   beforeAll(async () => {
@@ -43,8 +43,7 @@ describe('README: Webhooks walk-through', () => {
   });
 
   it('runs as written: five notifications, each verified true', async () => {
-    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Webhooks'));
+    const section = readFileSync(join(import.meta.dirname, '../../docs/webhooks.md'), 'utf8');
     const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
     const receiverPort = await freePort();
     const lines = block

@@ -115,7 +115,7 @@ export function DefinitionJsonSection(props: { view: ConsoleView }) {
               aria-describedby="scenario-definition-hint scenario-definition-error"
             />
             <span class="hint" id="scenario-definition-hint">
-              Any definition: match conditions, steps, delays, lost answers (see the README's "Writing a scenario").
+              Any definition: match conditions, steps, delays, lost answers (see docs/scenarios.md, "Writing a scenario").
             </span>
             <span class="field-error" id="scenario-definition-error" data-error-for="* /definition" />
           </div>
