@@ -121,7 +121,7 @@ async function progress(what: string, more = 3): Promise<void> {
   );
 }
 
-/** The node that owns a namespace now, as Redis says (its lease). */
+/** The node that serves a namespace now through the proxy (its x-sandbox-node header). */
 async function ownerOf(ns: string): Promise<SandboxNode> {
   const res = await fetch(`${proxy.url}/ns/${ns}/_sandbox/records/buyers/${BUYER}`);
   await res.arrayBuffer();
