@@ -6,7 +6,7 @@
 //  - owns namespaces (owner.ts), renewing their leases and its own key every third of a lease,
 //    and writes their journals and step counters a few times a second (VOLATILE_EVERY_MS);
 //  - answers the other nodes over pub/sub: hand over a namespace, list, reset or drop namespaces.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { namespaceItem } from '../admin/namespaces.js';
 import type { ClusterControl, NamespaceItem } from '../admin/types.js';
@@ -40,6 +40,8 @@ export class Cluster implements ClusterControl {
   readonly ownership: Ownership;
   private registry!: NamespaceRegistry;
   private nodeId = '';
+  /** This process: a lease names it besides the node id, so a later process under the same id never passes for it. */
+  private readonly instance = randomBytes(6).toString('hex');
   private url = '';
   private ready = false;
   private lostAt = 0;
@@ -56,6 +58,7 @@ export class Cluster implements ClusterControl {
     this.ownership = new Ownership({
       redis,
       nodeId: () => this.nodeId,
+      instance: this.instance,
       leaseMs: config.leaseMs,
       seed: config.seed,
       journalSize: config.journalSize,
@@ -102,7 +105,7 @@ export class Cluster implements ClusterControl {
     for (const timer of this.timers) timer.unref();
     this.ready = true;
     this.logger.info(
-      { event: 'cluster', node: nodeId, store: this.redis.address, lease_ms: this.config.leaseMs },
+      { event: 'cluster', node: nodeId, instance: this.instance, store: this.redis.address, lease_ms: this.config.leaseMs },
       `node ${nodeId} joined the shared sandbox at ${this.redis.address}`,
     );
   }

@@ -39,6 +39,8 @@ export interface Owned extends Shipped {
 export interface OwnershipOptions {
   redis: SandboxRedis;
   nodeId: () => string;
+  /** This process among those that ever ran under its node id (random per start): part of every lease it holds. */
+  instance: string;
   leaseMs: number;
   seed: number;
   journalSize: number;
@@ -145,7 +147,7 @@ export class Ownership {
       this.options.redis.run(
         'leaseAcquire',
         [keys.lease, keys.epoch, KEYS.namespaces],
-        [this.options.nodeId(), this.options.leaseMs, name, create ? '1' : '0'],
+        [this.options.nodeId(), this.options.leaseMs, name, create ? '1' : '0', this.options.instance],
       ),
     )) as [number, number | string, number, number];
     if (reply[0] === 2) return 'absent';
@@ -159,7 +161,7 @@ export class Ownership {
     }
     const owned: Owned = {
       name,
-      holder: `${this.options.nodeId()}\n${epoch}`,
+      holder: `${this.options.nodeId()}\n${epoch}\n${this.options.instance}`,
       lost: false,
       epoch,
       deadline,

@@ -13,7 +13,7 @@ import { type DurableParts, durablePartsOf, encodeSnapshot, fingerprintOf } from
 /** What a persistence needs to know of its namespace's lease (owner.ts keeps it current). */
 export interface LeaseHandle {
   readonly name: string;
-  /** `node \n epoch`: what the scripts compare with the lease in Redis. */
+  /** `node \n epoch \n instance`: what the scripts compare with the lease in Redis. */
   readonly holder: string;
   /** Set once the lease is gone: nothing more is written under it. */
   lost: boolean;

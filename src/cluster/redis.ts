@@ -2,7 +2,8 @@
 // and the Lua scripts that make leases exclusive and writes fenced. Every write of a namespace's
 // state runs in a script that first checks that the lease still holds this node and epoch: a node
 // paused past its lease, whose namespace another node has taken since (epoch + 1), has its write
-// refused by Redis itself, so it can never acknowledge one.
+// refused by Redis itself, so it can never acknowledge one. The holder is a process, not only a node
+// id: a process started under the id of one that is only frozen takes the lease at a new epoch too.
 import type { Redis as RedisClient } from 'ioredis';
 
 export type { RedisClient };
@@ -13,7 +14,7 @@ const PREFIX = 'payments-sandbox:';
 export function nsKeys(name: string) {
   const at = `${PREFIX}ns:${name}:`;
   return {
-    /** `node \n epoch` with a TTL: who owns it now. */
+    /** `node \n epoch \n instance` with a TTL: who owns it now (the instance: the process, see leaseAcquire). */
     lease: `${at}lease`,
     /** Grows by one each time another owner takes the lease (never goes back). */
     epoch: `${at}epoch`,
@@ -52,9 +53,12 @@ const CHECK_LEASE = FENCE.replace('{{before}}', '');
 /** The scripts, defined on a connection as commands (ioredis sends EVALSHA, EVAL on a miss). */
 const SCRIPTS = {
   /**
-   * KEYS lease, epoch, namespaces; ARGV node, ttl ms, name, create (1/0) -> {1, epoch, fresh, created}
-   * when this node holds it now, {0, holder, pttl, epoch} when another does, {2} when nobody holds
-   * it and it was never created and `create` is 0 (a call that may not create it takes no lease).
+   * KEYS lease, epoch, namespaces; ARGV node, ttl ms, name, create (1/0), instance -> {1, epoch,
+   * fresh, created} when this process holds it now, {0, node, pttl, epoch} when another does (another
+   * node, or an earlier process under the same node id), {2} when nobody holds it and it was never
+   * created and `create` is 0 (a call that may not create it takes no lease). The lease holds
+   * `node \n epoch \n instance`: each process its own holder, so a process started under the id of
+   * one only frozen never shares its lease, and the fence tells their writes apart.
    */
   leaseAcquire: {
     numberOfKeys: 3,
@@ -62,14 +66,15 @@ const SCRIPTS = {
 local cur = redis.call('GET', KEYS[1])
 if cur then
   local sep = string.find(cur, '\\n', 1, true)
-  local holder = string.sub(cur, 1, sep - 1)
-  local epoch = tonumber(string.sub(cur, sep + 1))
-  if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return {1, epoch, 0, created} end
-  return {0, holder, redis.call('PTTL', KEYS[1]), epoch}
+  local epoch = string.sub(cur, sep + 1)
+  local sep2 = string.find(epoch, '\\n', 1, true)
+  if sep2 then epoch = string.sub(epoch, 1, sep2 - 1) end
+  if cur == ARGV[1] .. '\\n' .. epoch .. '\\n' .. ARGV[5] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return {1, tonumber(epoch), 0, created} end
+  return {0, string.sub(cur, 1, sep - 1), redis.call('PTTL', KEYS[1]), tonumber(epoch)}
 end
 if created == 0 and ARGV[4] ~= '1' then return {2} end
 local epoch = redis.call('INCR', KEYS[2])
-redis.call('SET', KEYS[1], ARGV[1] .. '\\n' .. epoch, 'PX', ARGV[2])
+redis.call('SET', KEYS[1], ARGV[1] .. '\\n' .. epoch .. '\\n' .. ARGV[5], 'PX', ARGV[2])
 return {1, epoch, 1, created}`,
   },
   /** KEYS lease; ARGV holder, ttl -> 1 renewed, 0 another node holds it, -1 it lapsed and nobody holds it. */

@@ -13,8 +13,9 @@ import type { LogChange } from './persistence-load.js';
 
 /** What a store's persistence offers it (Store keeps one, or none in memory). */
 export interface Persistence {
+  /** One per state, shared by all its collections (a second silences the first: see GroupCommit.listener). */
   listener(): CollectionListener;
-  /** The whole state was replaced (reset, import): the next write holds all of it. */
+  /** The whole state was replaced (reset, import), its new listener handed out already: the next write holds all of it. */
   replaced(): void;
   whenDurable(): Promise<void> | undefined;
   sync(): Promise<void>;
@@ -51,6 +52,8 @@ export abstract class GroupCommit {
   /** Set when the changes cannot be trusted to continue (a failed write, a whole new state). */
   protected snapshotDue = false;
   private listenerEpoch = 0;
+  /** The first listener of the current state: those before it belong to states replaced since (replaced()). */
+  private liveFrom = 0;
   /** Whether `pending` holds a change an answer must wait for (not only incidental ones). */
   private pendingAwaited = false;
   /** Whether the write in progress holds such a change. */
@@ -94,16 +97,30 @@ export abstract class GroupCommit {
   protected abstract unheardFailure(err: Error): void;
 
   /**
-   * What the collections of the current state report to. After a whole new state (replaced()), the
-   * old collections' listener goes quiet: a request still holding them writes to a state that is gone.
+   * What the collections of the current state report to: one listener per state, shared by all its
+   * collections. After a whole new state (replaced()), the old collections' listener goes quiet: a
+   * request still holding them writes to a state that is gone.
    */
   listener(): CollectionListener {
     const epoch = ++this.listenerEpoch;
     return {
-      ins: (collection, row) => epoch === this.listenerEpoch && this.ins(collection, row),
-      put: (collection, row, incidental) => epoch === this.listenerEpoch && this.put(collection, row, incidental),
-      del: (collection, id) => epoch === this.listenerEpoch && this.del(collection, id),
+      ins: (collection, row) => (epoch === this.listenerEpoch || this.unheard(epoch, collection)) && this.ins(collection, row),
+      put: (collection, row, incidental) => (epoch === this.listenerEpoch || this.unheard(epoch, collection)) && this.put(collection, row, incidental),
+      del: (collection, id) => (epoch === this.listenerEpoch || this.unheard(epoch, collection)) && this.del(collection, id),
     };
+  }
+
+  /**
+   * A change reported to an older listener: ignored when its state was replaced since (reset,
+   * import). One silenced while its state lives (a second listener handed out for the same state)
+   * would be a change answered 2xx and never written: that is a defect, refused loudly here (the
+   * request fails with a 500) rather than acknowledged. Off the hot path: only a stale listener gets here.
+   */
+  private unheard(epoch: number, collection: string): false {
+    if (epoch < this.liveFrom) return false;
+    throw new Error(
+      `a change to '${collection}' reached a listener silenced while its state lives (listener ${epoch}, current ${this.listenerEpoch}): it would be acknowledged and never written; every collection of one state must share one listener (Store.shareFrom, Store.bind)`,
+    );
   }
 
   private ins(collection: string, row: { id: string }): void {
@@ -145,6 +162,7 @@ export abstract class GroupCommit {
 
   /** The whole state was replaced (reset, snapshot import): the next write is a snapshot. */
   replaced(): void {
+    this.liveFrom = this.listenerEpoch; // the new state's listener is handed out before it is said to be replaced
     this.snapshotDue = true;
     this.clearPending();
     this.schedule();

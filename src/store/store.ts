@@ -27,8 +27,9 @@ export class Store {
     private readonly db: Low<StoreData>,
     private readonly persistence: Persistence | null,
     template?: Store,
+    own?: Partial<StoreData['collections']>,
   ) {
-    if (template) this.shareFrom(template);
+    if (template) this.shareFrom(template, own);
     else this.bind();
   }
 
@@ -72,14 +73,7 @@ export class Store {
    * elsewhere: a namespace's state in Redis), with `persistence` told of every change from now on.
    */
   static partlyShared(template: Store, own: Partial<StoreData['collections']>, persistence: Persistence | null): Store {
-    const store = Store.sharing(template, persistence);
-    for (const name of COLLECTION_NAMES) {
-      const rows = own[name] as { id: string }[] | undefined;
-      if (!rows) continue;
-      (store.db.data.collections as Record<string, unknown[]>)[name] = rows;
-      (store.collections as unknown as Record<string, Collection<{ id: string }>>)[name] = new Collection(name, rows, store.persistence?.listener() ?? null);
-    }
-    return store;
+    return new Store(new Low<StoreData>(new Memory<StoreData>(), template.data), persistence, template, own);
   }
 
   get data(): StoreData {
@@ -104,18 +98,26 @@ export class Store {
     this.persistence?.replaced();
   }
 
-  private shareFrom(template: Store): void {
+  /**
+   * The state becomes `template`'s collections, read until changed, except those `own` gives (rows
+   * of its own). One listener for all of them: the persistence hears only the newest it handed out
+   * (group-commit.ts), so a second one would silence the first and its collections' changes.
+   */
+  private shareFrom(template: Store, own: Partial<StoreData['collections']> = {}): void {
     const data: StoreData = { ...template.data, collections: { ...template.data.collections } };
     this.db.data = data;
     const listener = this.persistence?.listener() ?? null;
-    this.collections = Object.fromEntries(
-      COLLECTION_NAMES.map((name) => [
-        name,
-        Collection.sharing(template.collections[name] as unknown as Collection<{ id: string }>, listener, (rows) => {
-          (data.collections as Record<string, unknown[]>)[name] = rows;
-        }),
-      ]),
-    ) as unknown as CollectionMap;
+    const collectionOf = (name: CollectionName): Collection<{ id: string }> => {
+      const rows = own[name] as { id: string }[] | undefined;
+      if (rows) {
+        (data.collections as Record<string, unknown[]>)[name] = rows;
+        return new Collection(name, rows, listener);
+      }
+      return Collection.sharing(template.collections[name] as unknown as Collection<{ id: string }>, listener, (copied) => {
+        (data.collections as Record<string, unknown[]>)[name] = copied;
+      });
+    };
+    this.collections = Object.fromEntries(COLLECTION_NAMES.map((name) => [name, collectionOf(name)])) as unknown as CollectionMap;
   }
 
   /**

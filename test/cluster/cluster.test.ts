@@ -192,7 +192,7 @@ describe('a shared sandbox behind HAProxy', () => {
       // b asks a to hand over; a is paused, so b takes the lease once it lapses (epoch + 1).
       const taken = await putBuyer(b.url, ns, 'w-2');
       expect([taken.status, taken.headers.get('x-sandbox-node')]).toEqual([200, b.id]);
-      expect(redisCli(redis, 'get', `payments-sandbox:ns:${ns}:lease`)).toMatch(new RegExp(`^${b.id}\\n\\d+$`));
+      expect(redisCli(redis, 'get', `payments-sandbox:ns:${ns}:lease`)).toMatch(new RegExp(`^${b.id}\\n\\d+\\n[0-9a-f]{12}$`));
     } finally {
       a.signal('SIGCONT');
     }

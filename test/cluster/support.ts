@@ -87,6 +87,8 @@ export interface RedisServer {
   restart(): Promise<void>;
   /** Starts it again on the same port with its data gone (a Redis that lost what it had; stop it first). */
   restartEmpty(): Promise<void>;
+  /** Sends a signal to the running redis-server (SIGSTOP freezes it, SIGCONT wakes it). */
+  signal(signal: NodeJS.Signals): void;
   stop(): Promise<void>;
 }
 
@@ -107,6 +109,7 @@ export async function startRedis(): Promise<RedisServer> {
     url: `redis://127.0.0.1:${port}`,
     kill: () => stop(current, 'SIGKILL'),
     restart: launch,
+    signal: (signal) => current.proc.kill(signal),
     restartEmpty: async () => {
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir);
@@ -135,10 +138,10 @@ export interface SandboxNode {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** A sandbox node (the built command) on a free port, ready once its health answers 200. */
-export async function startNode(redis: RedisServer, id: string, extra: string[] = []): Promise<SandboxNode> {
+/** A sandbox node (the built command) on a free port (or `port`: a node restarted where the proxy expects it), ready once its health answers 200. */
+export async function startNode(redis: RedisServer, id: string, extra: string[] = [], port?: number): Promise<SandboxNode> {
   requireBuilt();
-  const port = await freePort();
+  port ??= await freePort();
   const args = [
     CLI,
     '--port',
