@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { seedData } from '../fixtures/seed-cache.js';
 import { assertSafeExposure } from './admin/exposure.js';
 import { adminHandlers } from './admin/index.js';
-import { dataFileRecordCheck } from './admin/snapshot.js';
+import { dataFileRecordCheck, dataFileReferenceCheck } from './admin/snapshot.js';
 import type { AdminDeps, AdminHandlerMap } from './admin/types.js';
 import { TokenCache } from './auth/verify-token.js';
 import { Cluster } from './cluster/cluster.js';
@@ -114,7 +114,9 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   // A shared sandbox connects first: an unreachable Redis stops the start, naming its address.
   const cluster = config.store === 'memory' ? null : await Cluster.connect(config, logger);
   const checkRecord = dataFileRecordCheck(adminServed.spec.compiler);
-  const defaultStore = config.dataFile ? await Store.open(fixtures, { file: config.dataFile, fsync: config.fsync, checkRecord }) : null;
+  const defaultStore = config.dataFile
+    ? await Store.open(fixtures, { file: config.dataFile, fsync: config.fsync, checkRecord, checkData: dataFileReferenceCheck })
+    : null;
   // What every namespace keeps besides its records and clock (namespace/part.ts).
   const pendingJournals = new PendingJournals();
   const journalFeed = new JournalFeed();

@@ -4,8 +4,10 @@
 // read (a browser tab in the background, a slow link) never slows the API: past QUEUE_BYTES
 // waiting to be sent, entries are dropped for it, and a `dropped` event says how many. A stream
 // following one namespace keeps it in use (never evicted while open); should it be dropped anyway
-// (DELETE, or handed to another node), the stream hears `reload`, as for a cleared journal.
-import { JournalFollower } from '../journal/feed.js';
+// (DELETE, or handed to another node), the stream hears `reload`, as for a cleared journal. Entries
+// the journal itself drops (its entry count or byte budget reached) are told as `dropped` too, with
+// reason `journal_full`.
+import { JournalFollower, type JournalFull } from '../journal/feed.js';
 import { entryFilter, JOURNAL, type Journal, type JournalFilter, type JournalView } from '../journal/journal.js';
 import { journalNamespaces } from './journal.js';
 import type { AdminHandlerMap } from './types.js';
@@ -37,6 +39,17 @@ function reloadOf(namespace: string, dropped: boolean) {
     : { namespace, reason: 'cleared', message: `The journal of namespace ${namespace} was cleared or replaced: read it again.` };
 }
 
+/** The `dropped` event for entries the journal itself let go: its entry count or byte budget was reached. */
+function journalFullOf({ namespace, count, total }: JournalFull) {
+  return {
+    reason: 'journal_full',
+    namespace,
+    count,
+    total,
+    message: `The journal of namespace ${namespace} was full (its entry count, --journal-size, or its 16 MiB): its ${count} oldest request${count === 1 ? ' was' : 's were'} dropped (${total} since the namespace was made).`,
+  };
+}
+
 export const journalStreamHandlers: AdminHandlerMap = {
   streamRequests(ctx) {
     const namespaces = journalNamespaces(ctx); // another namespace, or all: at the root only (403)
@@ -55,6 +68,7 @@ export const journalStreamHandlers: AdminHandlerMap = {
       if (!missed || !room(controller)) return;
       controller.enqueue(
         event('dropped', {
+          reason: 'not_sent',
           count: missed,
           message: `${filtered ? 'Up to ' : ''}${missed} request${missed === 1 ? ' was' : 's were'} not sent: more than ${MAX_PER_BATCH} arrived within ${BATCH_MS} ms, or this connection could not take them as fast. The journal has them: GET /_sandbox/requests.`,
         }),
@@ -75,6 +89,7 @@ export const journalStreamHandlers: AdminHandlerMap = {
             existing,
             (batch) => {
               for (const namespace of batch.reloaded) controller.enqueue(event('reload', reloadOf(namespace, batch.dropped.includes(namespace))));
+              for (const full of batch.full) controller.enqueue(event('dropped', journalFullOf(full)));
               missed += batch.missed;
               for (const entry of batch.entries) {
                 if (room(controller)) controller.enqueue(event('request', entry));

@@ -39,6 +39,7 @@ export function namespaceItem(ns: Namespace): NamespaceItem {
     last_used_at: new Date(ns.lastUsedAt).toISOString(),
     record_counts: recordCounts(ns.store.data),
     journal_size: ns.existingPart(JOURNAL)?.size ?? 0,
+    journal_dropped: ns.existingPart(JOURNAL)?.dropped ?? 0,
   };
 }
 

@@ -223,60 +223,6 @@ export function recordProblems(compiler: SchemaCompiler, collection: CollectionN
   }));
 }
 
-/** The reference fields of a collection's records, with the collection each names: merchant_account_id first where records belong to one. */
-function referenceFields(collection: CollectionName): Array<[field: string, target: CollectionName]> {
-  const shape = RECORD_SHAPES[collection];
-  return [...(shape.merchantScoped ? [['merchant_account_id', 'merchant_accounts'] as [string, CollectionName]] : []), ...(shape.references ?? [])];
-}
-
-/** 422 when a reference field names a record that does not exist in this namespace. */
-export function checkReferences(db: CollectionMap, collection: CollectionName, record: AnyRecord): void {
-  const items = [];
-  for (const [field, target] of referenceFields(collection)) {
-    const value = record[field];
-    const ids: Array<[unknown, string[]]> = Array.isArray(value) ? value.map((v, i) => [v, ['body', field, String(i)]]) : [[value, ['body', field]]];
-    for (const [id, loc] of ids) {
-      if (id === null || id === undefined) continue;
-      if (typeof id === 'string' && db[target].get(id)) continue;
-      items.push({
-        loc,
-        msg: `${field} names ${target} record '${String(id).slice(0, 100)}', which does not exist in this namespace.`,
-        type: 'value_error',
-        input: id,
-        ctx: { collection: target },
-      });
-    }
-  }
-  if (items.length) throw ApiError.unprocessable(items);
-}
-
-/**
- * 422 when records still name `id` of `collection` in a reference field: removing it would leave
- * them pointing at nothing, and the API would then answer with shapes its contract does not allow
- * (a gift card's buyer as null). One item per referring collection and field, with how many and
- * the first few ids, so the caller knows what to delete or re-point first.
- */
-export function checkNotReferenced(db: CollectionMap, collection: CollectionName, id: string): void {
-  const items = [];
-  for (const referring of Object.keys(RECORD_SHAPES) as CollectionName[]) {
-    for (const [field, target] of referenceFields(referring)) {
-      if (target !== collection) continue;
-      const names = (r: AnyRecord) => (Array.isArray(r[field]) ? r[field].includes(id) : r[field] === id);
-      const ids = (db[referring].all() as readonly AnyRecord[]).filter(names).map((r) => r.id as string);
-      if (!ids.length) continue;
-      const shown = ids.slice(0, 3).join(', ') + (ids.length > 3 ? `, and ${ids.length - 3} more` : '');
-      items.push({
-        loc: ['path', 'record_id'],
-        msg: `${ids.length} ${referring} record${ids.length === 1 ? '' : 's'} still name${ids.length === 1 ? 's' : ''} this record in ${field} (${shown}): delete ${ids.length === 1 ? 'it' : 'them'}, or point ${field} at another record, first.`,
-        type: 'value_error',
-        input: id,
-        ctx: { collection: referring, field, count: ids.length },
-      });
-    }
-  }
-  if (items.length) throw ApiError.unprocessable(items);
-}
-
 /** A key pair is given by its public key: thumbprint and algorithm are computed from it. */
 async function deriveKeyPairFields(record: AnyRecord): Promise<void> {
   if (typeof record.public_key !== 'string') return; // the schema reports it missing

@@ -9,7 +9,8 @@ import type { CollectionName } from '../store/records.js';
 import type { CollectionMap } from '../store/store.js';
 import { WEBHOOKS } from '../webhooks/hub.js';
 import { parseOrder, sortRecords } from './record-order.js';
-import { canonicalizeRecordUuids, checkNotReferenced, checkReferences, RECORD_SHAPES, recordProblems, toApiShape } from './record-shapes.js';
+import { checkNotReferenced, checkReferences } from './record-references.js';
+import { canonicalizeRecordUuids, RECORD_SHAPES, recordProblems, toApiShape } from './record-shapes.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
 
 type AnyRecord = Record<string, any> & { id: string };

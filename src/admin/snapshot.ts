@@ -8,8 +8,9 @@ import { DefinitionError } from '../scenarios/definitions.js';
 import { SCENARIO_STATE } from '../scenarios/state.js';
 import { summarize } from '../spec/operations.js';
 import type { SchemaCompiler } from '../spec/schema-compiler.js';
-import type { RecordChecker } from '../store/data-file-checks.js';
+import type { DataChecker, RecordChecker } from '../store/data-file-checks.js';
 import { COLLECTION_NAMES, type CollectionName, type StoreData } from '../store/records.js';
+import { danglingReferences, danglingReferenceText } from './record-references.js';
 import { recordProblems } from './record-shapes.js';
 import type { AdminDeps, AdminHandlerMap } from './types.js';
 
@@ -88,13 +89,28 @@ function checkedSnapshot(deps: AdminDeps, body: unknown, at: string, seed: numbe
     }
   }
   if (problems.length) throw ApiError.badRequest(summarize(problems), problems.slice(0, MAX_DETAILS));
-  return {
+  const data: StoreData = {
     schema_version: 1,
     seed: input.seed ?? seed,
     collections: Object.fromEntries(
       COLLECTION_NAMES.map((name) => [name, structuredClone(input.collections[name] ?? [])]),
     ) as unknown as StoreData['collections'],
   };
+  // A record naming one the import does not hold would be served broken (a gift card's buyer as null): 422, as the records API.
+  const dangling = danglingReferences(data);
+  if (dangling.length) {
+    const where = at.split('/').filter(Boolean);
+    throw ApiError.unprocessable(
+      dangling.slice(0, MAX_DETAILS).map((d) => ({
+        loc: ['body', ...where, 'collections', d.collection, String(d.index), ...d.path],
+        msg: `${danglingReferenceText(d)} in this import.`,
+        type: 'value_error',
+        input: d.value,
+        ctx: { collection: d.target },
+      })),
+    );
+  }
+  return data;
 }
 
 /**
@@ -106,6 +122,14 @@ export function dataFileRecordCheck(compiler: SchemaCompiler): RecordChecker {
   return (collection, record) =>
     recordProblems(compiler, collection, record, '', true).map((d) => d.message.replace(/^Body field '/, "field '").replace(/^The body /, 'the record '));
 }
+
+/** The reference checks of an import, for the data file loaded at start (after its change log is replayed). */
+export const dataFileReferenceCheck: DataChecker = (data) => {
+  const dangling = danglingReferences(data);
+  if (!dangling.length) return null;
+  const more = dangling.length - 1;
+  return `${danglingReferenceText(dangling[0])}${more ? ` (and ${more} more reference${more === 1 ? '' : 's'} naming missing records)` : ''}`;
+};
 
 export function recordCounts(data: StoreData): Record<string, number> {
   return Object.fromEntries(COLLECTION_NAMES.map((name) => [name, data.collections[name]?.length ?? 0]));

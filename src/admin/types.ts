@@ -39,6 +39,8 @@ export interface NamespaceItem {
   last_used_at: string;
   record_counts: Record<string, number>;
   journal_size: number;
+  /** Entries its journal dropped (oldest first) since the namespace was made: its entry count or byte budget was reached. */
+  journal_dropped: number;
   /** In a shared sandbox: the node that owns it, and its lease's epoch (null: nobody holds it now). */
   node?: string | null;
   epoch?: number | null;

@@ -3,6 +3,7 @@
 // tokens with real time), never against the sandbox clock, which tests may move by days.
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { decodeProtectedHeader, type JWTPayload, errors as joseErrors, jwtVerify, type ProtectedHeaderParameters } from 'jose';
+import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors/api-error.js';
 import type { ApiKeyPairRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
@@ -27,18 +28,21 @@ interface CacheEntry {
 }
 
 /**
- * Tokens whose signature was verified, kept until they expire. An entry only spares the signature
+ * Tokens whose signature was verified, kept until they expire (lru-cache: the least recently used
+ * goes when it is full, an expired one when its time is up). An entry only spares the signature
  * check: every other rule (known kid, active pair, matching alg, same public key, exp/nbf) is
  * checked again on each use, so the cache never accepts what a full verification would refuse.
  */
 export class TokenCache {
-  private entries = new Map<string, CacheEntry>();
+  private readonly entries: LRUCache<string, CacheEntry>;
   /**
    * The last token looked up, checked first: a client sends one token for many requests, and
    * comparing two strings costs less than hashing a JWT-long key for the map on every request.
    */
   private last: { token: string; entry: CacheEntry } | null = null;
-  constructor(private readonly max = 10_000) {}
+  constructor(max = 10_000) {
+    this.entries = new LRUCache({ max });
+  }
 
   get size(): number {
     return this.entries.size;
@@ -52,21 +56,16 @@ export class TokenCache {
   }
 
   set(token: string, entry: CacheEntry, nowSeconds: number): void {
-    if (this.entries.size >= this.max) this.dropExpired(nowSeconds);
-    if (this.entries.size >= this.max) this.entries.clear(); // all still valid: start over, never grow
-    this.entries.set(token, entry);
+    // Kept until the token expires (with the skew every check allows); a token without exp, until it is the least recently used.
+    const exp = entry.claims.exp;
+    const ttl = typeof exp === 'number' ? (exp + CLOCK_SKEW_SECONDS - nowSeconds) * 1000 : 0;
+    if (typeof exp === 'number' && ttl <= 0) return; // expired already: nothing to spare
+    this.entries.set(token, entry, { ttl });
     this.last = null;
   }
 
   delete(token: string): void {
     this.entries.delete(token);
-    this.last = null;
-  }
-
-  private dropExpired(nowSeconds: number): void {
-    for (const [token, entry] of this.entries) {
-      if (isExpired(entry.claims, nowSeconds)) this.entries.delete(token);
-    }
     this.last = null;
   }
 }

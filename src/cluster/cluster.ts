@@ -213,10 +213,11 @@ export class Cluster implements ClusterControl {
     for (const name of await this.redis.client.smembers(KEYS.namespaces)) {
       if (items.has(name)) continue;
       const keys = nsKeys(name);
-      const [epoch, volatile, journalSize] = await Promise.all([
+      const [epoch, volatile, journalSize, journalMeta] = await Promise.all([
         this.redis.client.get(keys.epoch),
         this.redis.client.get(keys.volatile),
         this.redis.client.llen(keys.journal),
+        this.redis.client.get(keys.journalMeta),
       ]);
       const at = volatile ? (JSON.parse(volatile) as { at?: string }).at : undefined;
       items.set(name, {
@@ -224,6 +225,7 @@ export class Cluster implements ClusterControl {
         last_used_at: at ?? new Date(0).toISOString(),
         record_counts: {},
         journal_size: journalSize,
+        journal_dropped: journalMeta ? ((JSON.parse(journalMeta) as { dropped?: number }).dropped ?? 0) : 0,
         node: null,
         epoch: epoch === null ? null : Number(epoch),
       });

@@ -53,8 +53,7 @@ export class VolatileWriter {
     // Cleared or imported since, or its chunks in Redis hold twice what it keeps: written again whole.
     const oversized =
       journal !== undefined &&
-      (owned.journalInRedis + records.length > 2 * Math.max(1, this.journalSize) ||
-        owned.journalBytesInRedis + bytes > 2 * Math.max(1 << 20, journal.allocatedBytes));
+      (owned.journalInRedis + records.length > 2 * Math.max(1, this.journalSize) || owned.journalBytesInRedis + bytes > 2 * Math.max(1 << 20, journal.bytes));
     let cleared = regenerated || oversized;
     if (cleared && journal) {
       records = journal.recordsAfter(0);

@@ -7,6 +7,7 @@
 // Headers for the answer go through addResponseHeader(), never c.header(): the answer is built
 // with a plain header object, which @hono/node-server writes straight to the socket (json-response.ts).
 import type { Context } from 'hono';
+import { decodeUtf8, invalidUtf8Text } from '../errors/utf8-text.js';
 import type { Namespace } from '../namespace/namespace.js';
 import type { Operation } from '../spec/operations.js';
 import type { ApiKeyPairRecord } from '../store/records.js';
@@ -76,6 +77,9 @@ export class Call {
   body: unknown = undefined;
   /** The body's text once validation has read it: the journal keeps it without reading again. */
   bodyText: string | undefined = undefined;
+  /** Once the body is read: what is wrong with its first byte that is not well-formed UTF-8 (null: none). Validation refuses such a body. */
+  bodyNotUtf8: string | null = null;
+  private bodyRead: Promise<string> | undefined = undefined;
   /** The scenario that answered or shaped the response (journal, log, x-sandbox-scenario). */
   scenario: string | null = null;
   /** Headers every answer to this request carries, whoever writes it. */
@@ -132,8 +136,15 @@ export class Call {
     return findHeaderName(this.context, test);
   }
 
+  /** The body as text, read once; bytes that are not UTF-8 are U+FFFD in it (what the journal shows) and noted in bodyNotUtf8. */
   readBody(): Promise<string> {
-    return this.context.req.text();
+    this.bodyRead ??= this.context.req.arrayBuffer().then((buffer) => {
+      const bytes = new Uint8Array(buffer);
+      const { text, invalidAt } = decodeUtf8(bytes);
+      if (invalidAt !== null) this.bodyNotUtf8 = invalidUtf8Text(bytes, invalidAt);
+      return text;
+    });
+    return this.bodyRead;
   }
 
   addResponseHeader(name: string, value: string): void {

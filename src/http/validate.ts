@@ -20,6 +20,7 @@ export function validate(): Step {
         call.bodyText = text;
         let body: unknown;
         try {
+          if (call.bodyNotUtf8) throw notUtf8(call.bodyNotUtf8);
           body = readJsonBody(call.header('content-type') ?? null, text, operation.bodyRequired, operation.acceptsYaml);
         } catch (err) {
           if (!(err instanceof ApiError) || err.status !== 400) throw err;
@@ -76,6 +77,13 @@ function queryOf(url: string): Record<string, unknown> {
     if (!(key in query)) query[key] = value;
   }
   return query;
+}
+
+/** 400 for a body that is not UTF-8: JSON text is UTF-8 (RFC 8259), and a lenient read would store U+FFFD as if the client had sent it. */
+function notUtf8(problem: string): ApiError {
+  return ApiError.badRequest(`The request body is not valid UTF-8: ${problem}. Send JSON text encoded as UTF-8.`, [
+    { location: 'body', pointer: '', type: 'json_invalid', message: `Invalid UTF-8: ${problem}.` },
+  ]);
 }
 
 /** `acceptsYaml`: a body sent as application/yaml is read as YAML (the control API's scenario definitions). */

@@ -54,6 +54,15 @@ export interface FollowBatch {
   reloaded: string[];
   /** Of those, the namespaces dropped (deleted, evicted): their journal is gone; one made again under the name is followed from its first entry. */
   dropped: string[];
+  /** Journals that dropped their oldest entries since the last batch (their entry count or byte budget reached). */
+  full: JournalFull[];
+}
+
+/** A journal that dropped its oldest entries to make room: how many since the last batch, and since its namespace was made. */
+export interface JournalFull {
+  namespace: string;
+  count: number;
+  total: number;
 }
 
 export interface FollowOptions {
@@ -71,6 +80,8 @@ interface Position {
   /** The last entry id read. */
   id: number;
   generation: number;
+  /** The journal's dropped count then. */
+  dropped: number;
 }
 
 /**
@@ -97,7 +108,7 @@ export class JournalFollower implements JournalWatcher {
     private readonly deliver: (batch: FollowBatch) => void,
     private readonly onClose: () => void,
   ) {
-    for (const journal of existing) this.positions.set(journal, { id: journal.lastId, generation: journal.generation });
+    for (const journal of existing) this.positions.set(journal, { id: journal.lastId, generation: journal.generation, dropped: journal.dropped });
     feed.add(this);
   }
 
@@ -120,7 +131,7 @@ export class JournalFollower implements JournalWatcher {
     this.timer = null;
     if (this.closed) return;
     const matches: Match[] = [];
-    const batch: FollowBatch = { entries: [], missed: 0, reloaded: [], dropped: [] };
+    const batch: FollowBatch = { entries: [], missed: 0, reloaded: [], dropped: [], full: [] };
     for (const [journal, namespace] of this.changed) batch.missed += this.readJournal(journal, namespace, matches, batch);
     this.changed.clear();
     const { maxPerBatch, view } = this.options;
@@ -129,7 +140,7 @@ export class JournalFollower implements JournalWatcher {
       const entry = journal.entry(id, view);
       if (entry) batch.entries.push(entry);
     }
-    if (batch.entries.length || batch.missed || batch.reloaded.length) this.deliver(batch);
+    if (batch.entries.length || batch.missed || batch.reloaded.length || batch.full.length) this.deliver(batch);
   }
 
   /**
@@ -141,7 +152,7 @@ export class JournalFollower implements JournalWatcher {
     const known = this.positions.get(journal);
     const generation = journal.generation;
     const last = journal.lastId;
-    this.positions.set(journal, { id: last, generation });
+    this.positions.set(journal, { id: last, generation, dropped: journal.dropped });
     if (journal.disposed) {
       // Its namespace was dropped: what was shown of it is stale, whether or not it was seen before.
       batch.reloaded.push(namespace);
@@ -153,6 +164,7 @@ export class JournalFollower implements JournalWatcher {
       batch.reloaded.push(namespace);
       return 0;
     }
+    if (known && journal.dropped > known.dropped) batch.full.push({ namespace, count: journal.dropped - known.dropped, total: journal.dropped });
     const oldestHeld = last - journal.size;
     const from = known ? known.id : oldestHeld;
     const floor = Math.max(from, oldestHeld, last - MAX_SCAN_PER_BATCH);

@@ -299,7 +299,12 @@ export class Journal implements NamespacePart {
     return this.droppedCount;
   }
 
-  /** Bytes the journal holds now (its buffer: at most the byte budget). */
+  /** Bytes of the entries held, encoded: at most the byte budget (or one entry larger than it). */
+  get bytes(): number {
+    return this.ring.bytes;
+  }
+
+  /** Bytes the journal's buffer holds now: at most the byte budget plus its largest entry. */
   get allocatedBytes(): number {
     return this.ring.allocatedBytes;
   }
@@ -327,9 +332,10 @@ export class Journal implements NamespacePart {
     buffer.writeUInt32LE(responseBytes, 8);
     const length = PART_LENGTHS + fieldBytes + requestBytes + responseBytes;
     const before = this.ring.count;
+    // The oldest entry goes when the entry count is reached; others only when the byte budget really is (byte-ring.ts).
+    if (before >= this.capacity) this.ring.dropOldest();
     const { buffer: ring, offset } = this.ring.reserve(length);
     buffer.copy(ring, offset, 0, length);
-    while (this.ring.count > this.capacity) this.ring.dropOldest();
     this.droppedCount += before + 1 - this.ring.count;
     if (this.feed?.watching) this.feed.changed(this, this.namespace);
   }

@@ -10,14 +10,15 @@
 export const REDACTED = '[redacted]';
 
 /** Could the text hold a bearer credential: the scheme followed by a separator? */
-const BEARER_HINT = /bearer(?:[\s+]|%20|\\u0020)/i;
+const BEARER_HINT = /bearer(?:[\s+]|%20|\\u0020|\\[nrt])/i;
 
 /**
  * A run that may be a compact JWT: a header part, then 2 (JWS) or 4 (JWE) more parts. It starts
- * only where a run of base64url characters starts (the lookbehind): tried inside a long run, it
- * would scan to the run's end from every position, quadratic in the run's length.
+ * only where a run of base64url characters starts (the lookbehind), or right after a JSON escape
+ * such as `\n` in raw text: tried inside a long run, it would scan to the run's end from every
+ * position, quadratic in the run's length.
  */
-const JWT_CANDIDATE = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*){2,4}/g;
+const JWT_CANDIDATE = /(?:(?<![A-Za-z0-9_-])|(?<=\\[bfnrt]))[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*){2,4}/g;
 
 /** A whole value that is a bearer credential: the scheme (any case, RFC 7235) and a token68. */
 const BEARER_VALUE = /^\s*bearer\s+[A-Za-z0-9\-._~+/]+=*\s*$/i;
@@ -26,7 +27,7 @@ const BEARER_VALUE = /^\s*bearer\s+[A-Za-z0-9\-._~+/]+=*\s*$/i;
 const BEARER_IN_HEADER = /(^|[;,=]\s*)bearer\s+[A-Za-z0-9\-._~+/]+=*/gi;
 
 /** In raw text (a form body, a body that is not JSON, a cut prefix): the scheme, then a token of 8 characters or more. */
-const BEARER_IN_TEXT = /\bbearer(?:\s|\+|%20|\\u0020)+[A-Za-z0-9\-._~+/]{8,}=*/gi;
+const BEARER_IN_TEXT = /\bbearer(?:\s|\+|%20|\\u0020|\\[nrt])+[A-Za-z0-9\-._~+/]{8,}=*/gi;
 
 /**
  * Whether `text` (from `from` on) may hold a token: when false (almost always), it holds none.
@@ -123,17 +124,20 @@ function decodeUnreserved(text: string): string {
 }
 
 /**
- * `redact` applied to the text as written and, when it holds escapes, to the text with them
- * decoded (decodeUnreserved): a token written with escapes is found too. The text as written when
- * nothing escaped was found, so an unchanged text keeps its escapes.
+ * `redact` applied to the text with its escapes decoded (decodeUnreserved) when it holds any, so a
+ * token written with escapes is found whole; the text as written when nothing is found that way
+ * (an unchanged text keeps its escapes). Decoded first: redacting the text as written first would
+ * take a token's unescaped beginning and leave the rest after its first escaped character
+ * (`...MzQ\u0035.sig`) readable.
  */
 function withEscapes(text: string, redact: (text: string) => string): string {
-  const literal = redact(text);
-  if (!literal.includes('%') && !literal.includes('\\')) return literal;
-  const decoded = decodeUnreserved(literal);
-  if (decoded === literal) return literal;
-  const again = redact(decoded);
-  return again === decoded ? literal : again;
+  if (!text.includes('%') && !text.includes('\\')) return redact(text);
+  const decoded = decodeUnreserved(text);
+  if (decoded !== text) {
+    const again = redact(decoded);
+    if (again !== decoded) return again;
+  }
+  return redact(text);
 }
 
 /**
@@ -161,8 +165,10 @@ export function redactJwts(text: string): string {
     const parts = match[0].split('.');
     const count = compactParts(parts[0]);
     if (count === 0) {
+      // The letter of a JSON escape (`\n` in raw text) is not the token's: it may start one further on.
+      const afterEscape = text.charCodeAt(match.index - 1) === 92 && 'bfnrt'.includes(match[0][0]);
       // Not a JWT from here; one may still start at its next part (`prefix.eyJ...`).
-      JWT_CANDIDATE.lastIndex = match.index + parts[0].length + 1;
+      JWT_CANDIDATE.lastIndex = afterEscape ? match.index + 1 : match.index + parts[0].length + 1;
       continue;
     }
     // The token's own parts only: what follows its last one (`<jwt>.<jwt>`) is looked at again.

@@ -10,6 +10,9 @@ import { COLLECTION_NAMES, type CollectionName, type StoreData } from './records
  */
 export type RecordChecker = (collection: CollectionName, record: unknown) => string[];
 
+/** What is wrong with a whole parsed data file beyond its records (references naming missing records), or null. */
+export type DataChecker = (data: StoreData) => string | null;
+
 const TOP_LEVEL_KEYS = new Set(['schema_version', 'seed', 'collections', 'log_seq']);
 const NAMES = new Set<string>(COLLECTION_NAMES);
 

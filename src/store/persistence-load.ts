@@ -5,7 +5,8 @@
 // an existing one must parse, have the shape of a data file, and every record in it (and in the
 // log) must pass the checks of a snapshot import: an empty FILE is what a truncated one looks like.
 import { existsSync, readFileSync } from 'node:fs';
-import { dataFileProblem, isObject, isSeq, listed, type RecordChecker } from './data-file-checks.js';
+import { decodeUtf8, invalidUtf8Text } from '../errors/utf8-text.js';
+import { type DataChecker, dataFileProblem, isObject, isSeq, listed, type RecordChecker } from './data-file-checks.js';
 import { COLLECTION_NAMES, type CollectionName, type StoreData } from './records.js';
 
 /** The change log next to a data file. */
@@ -39,10 +40,10 @@ export interface LoadedDataFile {
 
 const DO_NOT_RESET = 'the sandbox does not reset it silently';
 
-export function loadDataFile(file: string, checkRecord: RecordChecker | null = null): LoadedDataFile {
+export function loadDataFile(file: string, checkRecord: RecordChecker | null = null, checkData: DataChecker | null = null): LoadedDataFile {
   const logFile = logFileOf(file);
-  const text = existsSync(file) ? readText(file, `the data file ${file}`) : null;
-  const log = existsSync(logFile) ? readText(logFile, `the change log ${logFile}`) : '';
+  const text = existsSync(file) ? readText(file, `the data file ${file}`, false) : null;
+  const log = existsSync(logFile) ? readText(logFile, `the change log ${logFile}`, true) : '';
   if (text === null) {
     // Our snapshot is written before any log line, so changes without it mean a lost FILE.
     if (log.trim() !== '') {
@@ -60,15 +61,30 @@ export function loadDataFile(file: string, checkRecord: RecordChecker | null = n
   }
   const { data, logSeq } = parseDataFile(file, text, checkRecord);
   const replay = replayLog(data, logFile, log, { checkRecord, logSeq });
+  const problem = checkData?.(data);
+  if (problem) {
+    const replayed = replay.replayed ? ` (with the ${replay.replayed} change${replay.replayed === 1 ? '' : 's'} of ${logFile} replayed)` : '';
+    throw new Error(`the data file ${file}${replayed}: ${problem}. Fix or remove it; ${DO_NOT_RESET}.`);
+  }
   return { data, snapshotChars: text.length, logChars: log.length, ...replay };
 }
 
-function readText(file: string, what: string): string {
+/**
+ * The file as text, refused when it is not UTF-8 (a lenient read would load U+FFFD as if it had
+ * been written). `tornTail`: a change log, whose last line, when a crash cut it short, may end
+ * inside a character; that line is skipped anyway.
+ */
+function readText(file: string, what: string, tornTail: boolean): string {
+  let bytes: Buffer;
   try {
-    return readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (err) {
     throw new Error(`${what} cannot be read: ${(err as Error).message}. Fix its path or permissions; ${DO_NOT_RESET}.`);
   }
+  const { text, invalidAt } = decodeUtf8(bytes);
+  if (invalidAt === null || (tornTail && bytes.indexOf(0x0a, invalidAt) < 0)) return text;
+  const line = bytes.subarray(0, invalidAt).filter((b) => b === 0x0a).length + 1;
+  throw new Error(`${what} is not UTF-8: at line ${line}, ${invalidUtf8Text(bytes, invalidAt)}. Fix or remove it; ${DO_NOT_RESET}.`);
 }
 
 /**

@@ -5,7 +5,7 @@
 // is replayed onto the snapshot (persistence-load.ts).
 import { Low, Memory } from 'lowdb';
 import { Collection } from './collection.js';
-import type { RecordChecker } from './data-file-checks.js';
+import type { DataChecker, RecordChecker } from './data-file-checks.js';
 import type { Persistence } from './group-commit.js';
 import { FilePersistence, type PersistenceOptions, type PersistenceStats } from './persistence.js';
 import { loadDataFile } from './persistence-load.js';
@@ -18,6 +18,8 @@ export interface StoreOptions extends PersistenceOptions {
   file?: string;
   /** The record checks of a snapshot import, run on every record of FILE and of its log at start. */
   checkRecord?: RecordChecker;
+  /** The whole-state checks of an import (references), run on FILE once its log is replayed. */
+  checkData?: DataChecker;
 }
 
 export class Store {
@@ -42,7 +44,7 @@ export class Store {
    */
   static async open(initial: () => StoreData, options: StoreOptions = {}): Promise<Store> {
     if (!options.file) return Store.inMemory(initial());
-    const loaded = loadDataFile(options.file, options.checkRecord ?? null);
+    const loaded = loadDataFile(options.file, options.checkRecord ?? null, options.checkData ?? null);
     const persistence = new FilePersistence(options.file, loaded.data ?? initial(), {
       ...options,
       snapshotChars: loaded.snapshotChars,

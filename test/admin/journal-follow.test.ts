@@ -58,7 +58,7 @@ describe('following journals', () => {
     expect(batches[0].entries[0]).not.toHaveProperty('response_body');
     journal.add(entry('/later'));
     vi.advanceTimersByTime(100);
-    expect(batches[1]).toEqual({ entries: [expect.objectContaining({ id: 152, path: '/later' })], missed: 0, reloaded: [], dropped: [] });
+    expect(batches[1]).toEqual({ entries: [expect.objectContaining({ id: 152, path: '/later' })], missed: 0, reloaded: [], dropped: [], full: [] });
   });
 
   it('filters before the cap, and gives whole entries when asked', () => {
@@ -95,7 +95,8 @@ describe('following journals', () => {
     small.announceTo(onlySmall, 'small');
     for (let i = 1; i <= 25; i++) small.add(entry(`/s${i}`));
     vi.advanceTimersByTime(100);
-    expect(batches).toEqual([{ entries: expect.any(Array), missed: 15, reloaded: [], dropped: [] }]);
+    // Not sent, and dropped by the journal (10 entries at most): both said.
+    expect(batches).toEqual([{ entries: expect.any(Array), missed: 15, reloaded: [], dropped: [], full: [{ namespace: 'small', count: 15, total: 15 }] }]);
     expect(batches[0].entries.map((e) => e.path)).toEqual(Array.from({ length: 10 }, (_, i) => `/s${i + 16}`));
   });
 
@@ -106,7 +107,7 @@ describe('following journals', () => {
     journal.add(entry('/a'));
     journal.clear();
     vi.advanceTimersByTime(100);
-    expect(batches).toEqual([{ entries: [], missed: 0, reloaded: ['old'], dropped: [] }]);
+    expect(batches).toEqual([{ entries: [], missed: 0, reloaded: ['old'], dropped: [], full: [] }]);
     journal.add(entry('/b'));
     vi.advanceTimersByTime(100);
     expect(batches[1].entries.map((e) => e.path)).toEqual(['/b']);

@@ -429,6 +429,25 @@ describe('tokens in the path, in names, percent-encoded or JSON-escaped', () => 
     expect(json.stream.body).toEqual(json.entry.body);
     expectNoToken(json, jwt);
   });
+  it('redacts a JWT with \\u002e dots and another character escaped, or after a JSON \\n, in JSON sent as text/plain: no stored form holds any of it', async () => {
+    // The last character before the signature's dot escaped as well: redacting the text as written
+    // first took the token up to that character and left the rest readable in GET /_sandbox/state.
+    const dot = jwt.lastIndexOf('.');
+    const mixed = `${jwt.slice(0, dot - 1).replaceAll('.', '\\u002e')}\\u00${jwt.charCodeAt(dot - 1).toString(16)}\\u002e${jwt.slice(dot + 1)}`;
+    const views = await everyView('esc-mixed', () =>
+      sb.http
+        .put(`/ns/esc-mixed/buyers/${BUYER}`)
+        .set('authorization', sb.auth)
+        .set('content-type', 'text/plain')
+        .send(`{"display_name":"Bearer ${mixed}","notes":"x\\n${jwt}"}`)
+        .expect(400),
+    );
+    expect(views.entry.body).toBe('{"display_name":"[redacted]","notes":"x\\n[redacted]"}');
+    expect(views.state.requestText).toBe(views.entry.body);
+    expect(views.har.request.postData.text).toBe(views.entry.body);
+    expect(views.stream.body).toBe(views.entry.body);
+    expectNoToken(views, jwt);
+  });
 });
 
 describe('token detection', () => {

@@ -98,6 +98,39 @@ describe('request validation across operations', () => {
     ]);
   });
 
+  it('refuses a JSON body that is not UTF-8, naming the byte offset, and stores nothing (API and control API)', async () => {
+    const raw = (bytes: Buffer) => bytes; // sent as they are (superagent would send a Buffer as JSON of its fields)
+    const stored = async () => (await sb.http.get(`/_sandbox/records/buyers/${WELL_KNOWN.buyers.default.id}`).expect(200)).body;
+    const before = await stored();
+    const body = Buffer.concat([Buffer.from('{"display_name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('A"}')]);
+    const res = await sb.http.put(BUYER).set('authorization', sb.auth).set('content-type', 'application/json').serialize(raw).send(body);
+    expectBadRequest(res, [{ location: 'body', pointer: '', type: 'json_invalid' }]);
+    expect(res.body.message).toBe(
+      'The request body is not valid UTF-8: the byte at offset 17 (0xff) is not the start of a well-formed UTF-8 character. Send JSON text encoded as UTF-8.',
+    );
+    expect(res.body.details[0].message).toBe('Invalid UTF-8: the byte at offset 17 (0xff) is not the start of a well-formed UTF-8 character.');
+    expect(await stored()).toEqual(before);
+    // A character cut short (the first of ë's two bytes, then a quote), in the control API.
+    const cut = Buffer.concat([Buffer.from('{"display_name":"Zo'), Buffer.from([0xc3]), Buffer.from('"}')]);
+    const control = await sb.http
+      .patch(`/_sandbox/records/buyers/${WELL_KNOWN.buyers.default.id}`)
+      .set('content-type', 'application/json')
+      .serialize(raw)
+      .send(cut);
+    expectBadRequest(control, [{ location: 'body', pointer: '', type: 'json_invalid' }]);
+    expect(control.body.details[0].message).toBe('Invalid UTF-8: the byte at offset 19 (0xc3) is not the start of a well-formed UTF-8 character.');
+    expect(await stored()).toEqual(before);
+    // Well-formed multi-byte characters pass, as ever.
+    const ok = await sb.http
+      .put(BUYER)
+      .set('authorization', sb.auth)
+      .set('content-type', 'application/json')
+      .serialize(raw)
+      .send(Buffer.from('{"display_name":"Zoë 漢字 🎁"}'));
+    expectJson(ok, 200);
+    expect(ok.body.display_name).toBe('Zoë 漢字 🎁');
+  });
+
   it('refuses a body over the size limit with 413', async () => {
     const res = await sb.http
       .put(BUYER)

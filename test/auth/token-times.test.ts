@@ -2,7 +2,7 @@
 // (never accepts what verification refuses) and last_used_at (sandbox clock).
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { mintToken } from '../../src/auth/mint-token.js';
-import { TokenCache } from '../../src/auth/verify-token.js';
+import { CLOCK_SKEW_SECONDS, TokenCache } from '../../src/auth/verify-token.js';
 import { expectErrorBody, keyPem, startTestSandbox, type TestSandbox, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
 import { calls, createPair, pairRecord, privateKeyOf, signRaw, thumbprintOfPem } from './support.js';
 
@@ -163,14 +163,32 @@ describe('TokenCache', () => {
     expect(cache.size).toBe(0);
   });
 
-  it('never grows past its size, dropping expired tokens first', () => {
+  it('never grows past its size, dropping the least recently used token', () => {
     const cache = new TokenCache(2);
-    cache.set('old', { ...entry('o'), claims: { exp: 100 } }, 0);
-    cache.set('new', entry('n'), 0);
-    expect(cache.get('old')?.pairId).toBe('o');
-    cache.set('third', entry('t'), 1_000); // 'old' expired by then: dropped to make room
-    expect(cache.get('old')).toBeUndefined();
-    expect(cache.get('new')?.pairId).toBe('n');
+    cache.set('first', entry('f'), 0);
+    cache.set('second', entry('s'), 0);
+    expect(cache.get('first')?.pairId).toBe('f'); // used: 'second' is now the least recently used
+    cache.set('third', entry('t'), 0);
+    expect(cache.get('second')).toBeUndefined();
+    expect(cache.get('first')?.pairId).toBe('f');
+    expect(cache.get('third')?.pairId).toBe('t');
     expect(cache.size).toBe(2);
+  });
+
+  it('keeps a token until it expires (with the allowed skew), and never one already expired', async () => {
+    const cache = new TokenCache(10);
+    cache.set('expired', { ...entry('e'), claims: { exp: 100 } }, 100 + CLOCK_SKEW_SECONDS);
+    expect(cache.get('expired')).toBeUndefined();
+    expect(cache.size).toBe(0);
+    // 50 ms left: gone once they have passed, whoever asks.
+    cache.set('soon', { ...entry('s'), claims: { exp: 1_000 } }, 1_000 + CLOCK_SKEW_SECONDS - 0.05);
+    expect(cache.get('soon')?.pairId).toBe('s');
+    cache.set('other', entry('o'), 0);
+    // Each look goes past the last-lookup shortcut (which holds a token whose times are checked on every use anyway).
+    const gone = () => cache.get('other') !== undefined && cache.get('soon') === undefined;
+    const deadline = Date.now() + 5_000;
+    while (!gone() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(gone()).toBe(true);
+    expect(cache.get('other')?.pairId).toBe('o');
   });
 });

@@ -63,6 +63,39 @@ async function accessibilityViolations(page: Page): Promise<string[]> {
 /** Waits for what a page shows: bounded, and generous for a busy machine. */
 const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 15_000, interval: 50 });
 
+/**
+ * Waits until the cells of `selector` read `texts`, looked at again on each change of the page (a
+ * MutationObserver in the page: it swaps its list when it reads it anew), not on a clock: under
+ * load the page's own refresh may come late. The guard only bounds how long a failing test takes.
+ */
+async function untilCells(page: Page, selector: string, texts: string[]): Promise<void> {
+  const read = () => page.locator(selector).allTextContents();
+  const shown = page.evaluate(
+    ([sel, want]) =>
+      new Promise<void>((resolve) => {
+        const done = () => JSON.stringify([...document.querySelectorAll(sel)].map((cell) => cell.textContent)) === want;
+        if (done()) return resolve();
+        const observer = new MutationObserver(() => {
+          if (!done()) return;
+          observer.disconnect();
+          resolve();
+        });
+        observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+      }),
+    [selector, JSON.stringify(texts)] as const,
+  );
+  let guard: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    guard = setTimeout(async () => reject(new Error(`${selector} reads ${JSON.stringify(await read())}, not ${JSON.stringify(texts)}`)), 80_000);
+  });
+  try {
+    await Promise.race([shown, late]);
+  } finally {
+    clearTimeout(guard);
+  }
+  expect(await read()).toEqual(texts);
+}
+
 /** A screenshot of the page for docs/console.md (1280x800) from its top, or from an element of it (without the status line over it). */
 async function shot(page: Page, name: string, from?: string): Promise<void> {
   await page.evaluate((selector) => {
@@ -434,9 +467,9 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
       // An API call causes the event; the delivery and its attempt show without reloading.
       await page.evaluate(() => ((window as any).notReloaded = true));
       expect((await api(`/ns/hooks/buyers/${BUYER}`, { method: 'PUT', body: JSON.stringify({ display_name: 'Hooked' }) })).status).toBe(200);
-      await receiver.waitFor(1, 'buyer.updated');
+      await receiver.waitFor(1, 'buyer.updated', 80_000);
       const delivery = page.locator('#deliveries-table tbody tr');
-      await poll(() => delivery.locator('td').allTextContents()).toEqual(['buyer.updated', receiver.url, 'succeeded', '1, last: 200', 'none']);
+      await untilCells(page, '#deliveries-table tbody tr td', ['buyer.updated', receiver.url, 'succeeded', '1, last: 200', 'none']);
       expect(await page.evaluate(() => (window as any).notReloaded)).toBe(true);
       await delivery.getByRole('link').click();
       await page.waitForSelector('#attempts-table');
@@ -448,8 +481,8 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
       // The receiver fails; sent again from the page: a second attempt, with its status and answer.
       receiver.answers = [{ status: 500, body: 'receiver down' }];
       await page.getByRole('button', { name: 'Send again' }).click();
-      await receiver.waitFor(2, 'buyer.updated');
-      await poll(() => attempts.count()).toBe(2);
+      await receiver.waitFor(2, 'buyer.updated', 80_000);
+      await untilCells(page, '#attempts-table tbody tr td:first-child', ['1', '2 (sent again)']);
       expect((await attempts.nth(1).locator('td').allTextContents()).filter((_, i) => [0, 3, 5, 6].includes(i))).toEqual([
         '2 (sent again)',
         '500',
@@ -469,7 +502,7 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
       await page.getByLabel('Event', { exact: true }).last().selectOption('buyer.created');
       await page.getByRole('button', { name: 'Trigger' }).click();
       await poll(() => page.textContent('#status')).toBe('Event buyer.created sent: 1 deliveries.');
-      await receiver.waitFor(1, 'buyer.created');
+      await receiver.waitFor(1, 'buyer.created', 80_000);
       await page.getByLabel('Deliver every event twice').check();
       await page.getByRole('button', { name: 'Save behaviour' }).click();
       await poll(async () => (await (await api('/ns/hooks/_sandbox/webhooks/behaviour')).json()).duplicate).toBe(true);

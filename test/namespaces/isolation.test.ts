@@ -75,6 +75,7 @@ describe('namespaces', () => {
       name: 'iso-b',
       last_used_at: expect.any(String),
       journal_size: 1,
+      journal_dropped: 0,
       record_counts: expect.objectContaining({ webhook_subscriptions: sb.deps.fixtures().collections.webhook_subscriptions.length + 4 }),
     });
     expect(res.body.items.map((n: { name: string }) => n.name)).toContain('default');

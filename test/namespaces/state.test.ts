@@ -2,6 +2,7 @@
 // report schedules) exported and imported into another namespace, which carries on exactly where
 // the first stood; a bad state is refused whole.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectUnprocessable } from '../api/support.js';
 import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
@@ -106,5 +107,27 @@ describe('the whole namespace out and back in', () => {
     expect(res.status).toBe(400);
     expectErrorBody(res.body, 400, 'bad_request');
     expect(res.body.details[0]).toMatchObject({ location: 'body', pointer: '/records/collections/buyers/0/display_name' });
+  });
+
+  it('refuses a record naming one the state does not hold with a 422 naming it, and changes nothing', async () => {
+    await sb.http.put('/ns/epsilon/_sandbox/state').send(exported).expect(200);
+    const before = (await sb.http.get('/ns/epsilon/_sandbox/state').expect(200)).body.records;
+    const records = structuredClone(exported.records);
+    const missing = '0a0a0a0a-0000-4000-8000-000000000001';
+    const card = records.collections.gift_cards[1];
+    card.buyer_id = missing;
+    const res = await sb.http.put('/ns/epsilon/_sandbox/state').send({ ...exported, records });
+    expectUnprocessable(res, [{ loc: ['body', 'records', 'collections', 'gift_cards', '1', 'buyer_id'], input: missing }]);
+    expect(res.body.detail[0]).toEqual({
+      loc: ['body', 'records', 'collections', 'gift_cards', '1', 'buyer_id'],
+      msg: `gift_cards[1] (id "${card.id}"): buyer_id names buyers record "${missing}", which is not there in this import.`,
+      type: 'value_error',
+      input: missing,
+      ctx: { collection: 'buyers' },
+    });
+    // A snapshot import is checked the same way.
+    const snapshot = await sb.http.put('/ns/epsilon/_sandbox/snapshot').send(records);
+    expectUnprocessable(snapshot, [{ loc: ['body', 'collections', 'gift_cards', '1', 'buyer_id'], input: missing }]);
+    expect((await sb.http.get('/ns/epsilon/_sandbox/state').expect(200)).body.records).toEqual(before);
   });
 });

@@ -30,6 +30,8 @@ function variant(change: (data: any) => void): string {
   return JSON.stringify(data);
 }
 
+const MISSING = '0a0a0a0a-0000-4000-8000-000000000001';
+
 const buyerIndex = () => sound.collections.buyers.findIndex((b: any) => b.id === WELL_KNOWN.buyers.default.id);
 
 describe('a data file that is not what it should be', () => {
@@ -96,6 +98,22 @@ describe('a data file that is not what it should be', () => {
       (f) => `the data file ${f}: log_seq must be an integer of 0 or more, not number -1.`,
     ],
     ['JSON of another shape', () => JSON.stringify({ hello: 'world' }), (f) => `the data file ${f} is not a payments-sandbox data file`],
+    [
+      'a gift card naming a missing buyer',
+      () => variant((d) => (d.collections.gift_cards[2].buyer_id = MISSING)),
+      (f) =>
+        `the data file ${f}: gift_cards[2] (id "${sound.collections.gift_cards[2].id}"): buyer_id names buyers record "${MISSING}", which is not there. Fix or remove it; the sandbox does not reset it silently.`,
+    ],
+    [
+      'two references naming missing records',
+      () =>
+        variant((d) => {
+          d.collections.gift_cards[0].buyer_id = MISSING;
+          d.collections.api_key_pairs[0].merchant_account_ids = ['default', 'nowhere'];
+        }),
+      (f) =>
+        `the data file ${f}: api_key_pairs[0] (id "${sound.collections.api_key_pairs[0].id}"): merchant_account_ids.1 names merchant_accounts record "nowhere", which is not there (and 1 more reference naming missing records). Fix`,
+    ],
   ];
 
   it.each(cases)('refuses %s: exit 1, one line naming the file and the problem, the file untouched', async (name, content, message) => {
@@ -125,6 +143,53 @@ describe('a data file that is not what it should be', () => {
     );
     expect(readFileSync(`${file}.log`, 'utf8')).toBe(log);
   });
+
+  it('refuses a log that leaves a record naming a missing one, naming the file, the record and the field', async () => {
+    const file = join(dir, 'dangling-by-log.json');
+    writeFileSync(file, JSON.stringify(sound));
+    const card = { ...sound.collections.gift_cards[0], id: '0b0b0b0b-0000-4000-8000-000000000002', buyer_id: MISSING };
+    const log = `${JSON.stringify({ c: 'gift_cards', ins: card })}\n`;
+    writeFileSync(`${file}.log`, log);
+    const result = await runCli(['--port', '0', '--log-level', 'warn', '--data-file', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `payments-sandbox: cannot start: the data file ${file} (with the 1 change of ${file}.log replayed): gift_cards[${sound.collections.gift_cards.length}] (id "${card.id}"): buyer_id names buyers record "${MISSING}", which is not there. Fix or remove it; the sandbox does not reset it silently.\n`,
+    );
+    expect(readFileSync(`${file}.log`, 'utf8')).toBe(log);
+  });
+
+  it('refuses a data file, or a change log line, that is not UTF-8, naming the line and the byte offset', async () => {
+    const file = join(dir, 'not-utf8.json');
+    const text = Buffer.from(variant((d) => (d.collections.buyers[buyerIndex()].display_name = 'AB')));
+    const at = text.indexOf('"AB"') + 1;
+    text[at] = 0xff; // a byte no UTF-8 character starts or continues with
+    writeFileSync(file, text);
+    const result = await runCli(['--port', '0', '--log-level', 'warn', '--data-file', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `payments-sandbox: cannot start: the data file ${file} is not UTF-8: at line 1, the byte at offset ${at} (0xff) is not the start of a well-formed UTF-8 character. Fix or remove it; the sandbox does not reset it silently.\n`,
+    );
+    expect(readFileSync(file).equals(text)).toBe(true);
+
+    // In the log: refused on a whole line; on a torn last line (a crash mid-character) that line is skipped as before.
+    const logged = join(dir, 'log-not-utf8.json');
+    writeFileSync(logged, JSON.stringify(sound));
+    const buyer = sound.collections.buyers[buyerIndex()];
+    const line = Buffer.from(`${JSON.stringify({ c: 'buyers', put: { ...buyer, display_name: 'Zoë' } })}\n`);
+    const bad = Buffer.from(line);
+    bad[bad.indexOf('Zo') + 3] = 0xc3; // ë's first byte twice: the second cannot continue the first
+    writeFileSync(`${logged}.log`, Buffer.concat([line, bad]));
+    const refused = await runCli(['--port', '0', '--log-level', 'warn', '--data-file', logged]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `payments-sandbox: cannot start: the change log ${logged}.log is not UTF-8: at line 2, the byte at offset ${line.length + bad.indexOf('Zo') + 2} (0xc3) is not the start of a well-formed UTF-8 character. Fix or remove it; the sandbox does not reset it silently.\n`,
+    );
+    writeFileSync(`${logged}.log`, Buffer.concat([line, line.subarray(0, line.indexOf('Zo') + 3)])); // cut inside ë
+    const started = await startCli(['--port', '0', '--log-level', 'warn', '--data-file', logged]);
+    const served = await (await fetch(`${started.url}/_sandbox/records/buyers/${buyer.id}`)).json();
+    expect(served.display_name).toBe('Zoë');
+    expect(await started.stop('SIGTERM')).toBe(0);
+  }, 60_000);
 
   it('starts from the fixtures when the file is missing, and loads the file it wrote', async () => {
     const file = join(dir, 'fresh.json');

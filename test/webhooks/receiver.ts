@@ -50,6 +50,8 @@ export class Receiver {
   /** The secrets notifications may be signed with (kept across clear(): each is random, and a late arrival of the last test still verifies). */
   private readonly secrets = new Set<string>();
   private unverified: Notification[] = [];
+  /** Called on each arrival: what waitFor() waits on. */
+  private readonly arrivals = new Set<() => void>();
 
   private constructor(
     private readonly server: Server,
@@ -74,6 +76,7 @@ export class Receiver {
         const notification: Notification = { headers: req.headers, body, event, answered: answer === 'hang' ? 'hang' : answer.status, verified };
         receiver.received.push(notification);
         if (!verified) receiver.unverified.push(notification);
+        for (const arrived of [...receiver.arrivals]) arrived();
         if (answer === 'hang') {
           const close = () => res.destroy();
           receiver.hanging.add(close);
@@ -122,14 +125,33 @@ export class Receiver {
     return this.received.filter((n) => name === undefined || n.event?.name === name);
   }
 
-  /** Waits (bounded) until at least `count` notifications matching `name` arrived; returns them. */
+  /**
+   * Waits until at least `count` notifications matching `name` arrived, looking again on each
+   * arrival (not on a clock); returns them. `timeoutMs` only bounds how long a test that will fail
+   * takes to say so.
+   */
   async waitFor(count: number, name?: string, timeoutMs = 10_000): Promise<Notification[]> {
-    const until = Date.now() + timeoutMs;
-    while (this.of(name).length < count) {
-      if (Date.now() > until)
-        throw new Error(`expected ${count} notification(s)${name ? ` of ${name}` : ''} within ${timeoutMs} ms, got ${this.of(name).length}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    if (this.of(name).length >= count) return this.of(name);
+    await new Promise<void>((resolve, reject) => {
+      const done = (err?: Error) => {
+        clearTimeout(guard);
+        this.arrivals.delete(check);
+        if (err) reject(err);
+        else resolve();
+      };
+      const check = () => {
+        try {
+          if (this.of(name).length >= count) done();
+        } catch (err) {
+          done(err as Error); // a notification no secret verifies
+        }
+      };
+      const guard = setTimeout(
+        () => done(new Error(`expected ${count} notification(s)${name ? ` of ${name}` : ''} within ${timeoutMs} ms, got ${this.of(name).length}`)),
+        timeoutMs,
+      );
+      this.arrivals.add(check);
+    });
     return this.of(name);
   }
 

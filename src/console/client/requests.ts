@@ -139,7 +139,8 @@ export function startRequests(root: HTMLElement): () => void {
         else if (name === 'request') add(payload as Summary, 'top');
         else if (name === 'dropped') {
           notice.hidden = false;
-          notice.textContent = `${payload.message} Reload the list to see them.`;
+          // Not sent on this stream: the journal has them. Dropped by a full journal: gone, nothing to reload.
+          notice.textContent = payload.reason === 'journal_full' ? payload.message : `${payload.message} Reload the list to see them.`;
         } else if (name === 'reload') void load();
         if (signal.aborted) return; // load() started over (a reload, or live again after a break)
       }
