@@ -2,11 +2,15 @@
 // the sandbox (DNS rebinding) gets 403 on every route, before anything acts; loopback names, IP
 // literals (a phone on the LAN, a container's published port), --host and --allowed-host are
 // served, and so is HTTP/1.0 without a Host (a proxy's health check).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostRuleOf, isServedHost } from '../../src/http/host-check.js';
 import { type RunningSandbox, startSandbox } from '../../src/start.js';
 import { head, openSocket, parseResponse } from '../reliability/raw-socket.js';
 import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { connectH2, h2Request } from '../tls/support.js';
 
 const BUYER = `/_sandbox/records/buyers/${WELL_KNOWN.buyers.default.id}`;
 
@@ -167,5 +171,30 @@ describe('the Host check on a listening sandbox', () => {
   it('serves the address a client used: 127.0.0.1 and localhost with the port', async () => {
     expect((await fetch(`http://127.0.0.1:${sb.port}/_sandbox/health`)).status).toBe(200);
     expect((await fetch(`http://localhost:${sb.port}/_sandbox/health`)).status).toBe(200);
+  });
+});
+
+describe('the Host and own-origin checks over HTTP/2 (--tls)', () => {
+  it('reads the host from :authority, and the scheme of the own origin is https', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-host-tls-'));
+    const sb = await startSandbox({ port: 0, tls: true, tlsDir: join(dir, 'tls'), validateResponses: true, logLevel: 'silent' });
+    const session = await connectH2(sb.url, readFileSync(sb.tls!.caFile!));
+    try {
+      const own = `127.0.0.1:${sb.port}`;
+      const health = (authority: string) => h2Request(session, { ':path': '/_sandbox/health', ':authority': authority });
+      expect((await health(own)).status).toBe(200);
+      expect((await health(`localhost:${sb.port}`)).status).toBe(200);
+      const rebound = await health(`evil.example:${sb.port}`);
+      expect(rebound.status).toBe(403);
+      expect(JSON.parse(rebound.body)).toEqual(hostRefusal('evil.example'));
+      const reset = (origin: string) =>
+        h2Request(session, { ':method': 'POST', ':path': '/_sandbox/reset', ':authority': own, origin, 'content-type': 'application/json' }, '{}');
+      expect((await reset(`https://${own}`)).status).toBe(200);
+      expect((await reset(`http://${own}`)).status).toBe(403);
+    } finally {
+      session.close();
+      await sb.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
