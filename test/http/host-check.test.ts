@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostRuleOf, isServedHost } from '../../src/http/host-check.js';
 import { type RunningSandbox, startSandbox } from '../../src/start.js';
-import { head, openSocket, parseResponse } from '../reliability/raw-socket.js';
+import { exchange as exchangeWith } from '../reliability/raw-socket.js';
 import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 import { connectH2, h2Request } from '../tls/support.js';
 
@@ -151,13 +151,7 @@ describe('the Host check on a listening sandbox', () => {
   });
   afterAll(() => sb.close());
 
-  async function exchange(lines: string[]) {
-    const { socket, received } = await openSocket(sb.port, 3_000);
-    socket.write(head(lines));
-    const { text } = await received;
-    socket.destroy();
-    return parseResponse(text);
-  }
+  const exchange = (lines: string[]) => exchangeWith(sb.port, lines);
 
   it('serves HTTP/1.0 without a Host header (HAProxy health check) and refuses HTTP/1.0 naming another host', async () => {
     const ok = await exchange(['GET /_sandbox/health HTTP/1.0']);

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../../src/start.js';
 import { expectErrorBody } from '../support/sandbox.js';
-import { head, openSocket, parseResponse } from './raw-socket.js';
+import { exchange as exchangeWith, head, openSocket, parseResponse } from './raw-socket.js';
 
 let sb: RunningSandbox;
 let auth: string;
@@ -17,14 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-/** Sends one request of these head lines (and body) and parses the answer; `closed`: whether the server closed the connection. */
-async function exchange(lines: string[], body = '') {
-  const { socket, received } = await openSocket(sb.port, 3_000);
-  socket.write(head(lines) + body);
-  const { text, closed } = await received;
-  socket.destroy();
-  return { ...parseResponse(text), closed };
-}
+const exchange = (lines: string[], body = '') => exchangeWith(sb.port, lines, body);
 
 const renamed = (name: string) => JSON.stringify({ display_name: name });
 
