@@ -46,7 +46,12 @@ export function ownOriginOnly(rule: OriginRule): Step {
 function ownOrigin(call: Call): string | undefined {
   const host = requestHost(call);
   if (host === undefined) return undefined;
-  return `${call.url.startsWith('https:') ? 'https' : 'http'}://${host.toLowerCase()}`;
+  // Behind a proxy that ends TLS the page's scheme is the proxy's. A page of another origin cannot
+  // send this header (not CORS-safelisted: its preflight is refused), and the scheme only tells
+  // apart pages of the same host and port, which are the sandbox's own.
+  const forwarded = call.header('x-forwarded-proto');
+  const scheme = forwarded ? forwarded.split(',')[0].trim().toLowerCase() : call.url.startsWith('https:') ? 'https' : 'http';
+  return `${scheme}://${host.toLowerCase()}`;
 }
 
 function isTopLevelNavigation(call: Call): boolean {

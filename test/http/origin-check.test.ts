@@ -117,6 +117,13 @@ describe('the control API and the console, for pages of other origins', () => {
     // The same page reaching the sandbox as localhost: its own origin is then http://localhost:4010.
     const byName = await sb.http.get('/_sandbox/health').set('host', 'LOCALHOST:4010').set('origin', 'http://localhost:4010');
     expect(byName.status).toBe(200);
+    // Behind a proxy that ends TLS, the page's scheme is the forwarded one.
+    const proxied = (proto: string) =>
+      sb.http.post('/_sandbox/reset').set('host', HOST).set('origin', `https://${HOST}`).set('x-forwarded-proto', proto).send({});
+    expect((await proxied('https')).status).toBe(200);
+    expect((await proxied('HTTPS, http')).status).toBe(200);
+    expect((await proxied('http')).status).toBe(403);
+
     expect((await sb.http.get(BUYER)).body.display_name).not.toBe('Changed');
     expect((await sb.http.get('/_sandbox/health').set('sec-fetch-site', 'none').set('sec-fetch-mode', 'navigate')).status).toBe(200);
     const token = await sb.http.post('/_sandbox/tokens').send({});
