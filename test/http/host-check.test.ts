@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
 import { hostRuleOf, isServedHost } from '../../src/http/host-check.js';
 import { type RunningSandbox, startSandbox } from '../../src/start.js';
 import { exchange as exchangeWith } from '../reliability/raw-socket.js';
@@ -101,6 +102,14 @@ describe('the Host check, with the default rule', () => {
     const res = await sb.http.get('/_sandbox/health').set('host', host);
     expect(res.status).toBe(403);
     expect(res.body).toEqual(hostRefusal(name));
+  });
+
+  it('serves in process (app.request(), no Host) and still reads a Host given there', async () => {
+    const app = createApp(sb.deps);
+    expect((await app.request('/_sandbox/health')).status).toBe(200);
+    const rebound = await app.request('/_sandbox/health', { headers: { host: 'evil.example' } });
+    expect(rebound.status).toBe(403);
+    expect(await rebound.json()).toEqual(hostRefusal('evil.example'));
   });
 
   it('says the same to every request with that name, as judged the first time (accepted names are remembered, refused ones never)', async () => {
