@@ -13,8 +13,10 @@ import { corsForBrowsers } from './http/cors.js';
 import { dispatch } from './http/dispatch.js';
 import { handleError } from './http/error-handler.js';
 import { OperationContext } from './http/handler.js';
+import { checkHost, hostRuleOf } from './http/host-check.js';
 import { matchOperation } from './http/match-operation.js';
 import { admitNamespace, pathWithoutNamespace, selectNamespace } from './http/namespace.js';
+import { ownOriginOnly } from './http/origin-check.js';
 import { asMiddleware, pipeline } from './http/pipeline.js';
 import { requestId } from './http/request-id.js';
 import { errorContract } from './http/response-check.js';
@@ -34,12 +36,19 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   const onError = handleError(deps.logger, config.validateResponses ? errorContract(deps.api.spec) : null); // self-check errors too
   const { validateResponses } = config;
 
+  const exposeHeaders = ['x-request-id', 'retry-after', 'x-sandbox-scenario', 'x-sandbox-node'];
   const firstSteps = [
     requestId(deps.node), //                                   x-request-id in and out, x-sandbox-node out
     logRequests(deps.logger, deps.stats), //                    a line per 4xx/5xx (info) or request (debug), with its id
-    corsForBrowsers(['x-request-id', 'retry-after', 'x-sandbox-scenario', 'x-sandbox-node']), // browser SDKs (Embed) call it too
+    checkHost(hostRuleOf(config)), //                           403 for a Host not served (DNS rebinding), every route
   ];
-  const everyRequest = [...firstSteps, limitBodySize(config.bodyLimitBytes)]; // 413 before a large body is buffered
+  const everyRequest = [...firstSteps, corsForBrowsers(exposeHeaders), limitBodySize(config.bodyLimitBytes)]; // browser SDKs (Embed) call the API too; 413 before a large body is buffered
+  // The control API and the console: 403 for a page of another origin (before anything acts), CORS only for --allowed-origin.
+  const { allowedOrigins } = config;
+  const ownOrigin = (navigations: boolean) => [
+    ownOriginOnly({ allowedOrigins, navigations }),
+    ...(allowedOrigins.length ? [corsForBrowsers(exposeHeaders, allowedOrigins)] : []),
+  ];
   const namespace = selectNamespace(deps.namespaces); //     /ns/{name}/ prefix or x-sandbox-namespace
   // A shared sandbox (--store redis://): a namespace is served only by its owner (takes the lease of one that exists, or
   // waits for a handover, else 503); a new one is leased by the call that creates it (admitted), never before.
@@ -57,12 +66,13 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   // Its shells and files hold no data: only its parts, past the admin token, need the namespace's owner (they never create it).
   const consoleDeps = { control: { handlers: deps.admin.handlers, deps: deps.admin.deps }, apiOperations: deps.api.spec.operations, version: deps.version };
   const consoleParts = [requireAdminToken(config.adminToken), ...own].map(asMiddleware);
-  app.route('/', consoleRoutes(consoleDeps, [...firstSteps, namespace].map(asMiddleware), every(...consoleParts)));
+  app.route('/', consoleRoutes(consoleDeps, [...firstSteps, ...ownOrigin(true), namespace].map(asMiddleware), every(...consoleParts)));
 
   // The control API (openapi.admin.json): the same pipeline, behind the admin token, not journaled.
   const answerControlCall = pipeline(
     [
       ...firstSteps,
+      ...ownOrigin(false), //                                    403 for another origin's page, CORS for --allowed-origin
       limitBodySize(Math.max(config.bodyLimitBytes, CONTROL_BODY_LIMIT)), // a whole namespace's state may be many MB
       namespace,
       requireAdminToken(config.adminToken), //                  401/403 when a token is required

@@ -73,6 +73,13 @@ export interface SandboxConfig {
   nodeId: string | null;
   /** With a redis store: how long a namespace's lease lasts unless renewed (renewed every third of it). */
   leaseMs: number;
+  /**
+   * Host names served besides loopback names, IP literals and `host` (a defence against DNS
+   * rebinding, http/host-check.ts): `name`, `.domain` (it and its subdomains), or `*` (any).
+   */
+  allowedHosts: string[];
+  /** Origins (scheme://host[:port]) besides the sandbox's own whose pages may call the control API and the console (http/origin-check.ts). */
+  allowedOrigins: string[];
 }
 
 export const DEFAULT_SEED = 4010;
@@ -111,6 +118,8 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     store: 'memory',
     nodeId: null,
     leaseMs: 5_000,
+    allowedHosts: [],
+    allowedOrigins: [],
     // An option given as undefined keeps its default.
     ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
   };

@@ -7,7 +7,7 @@ import { isLoopbackHost } from '../admin/exposure.js';
 import { MERCHANT_ACCOUNT_HEADER } from '../auth/merchant-account.js';
 import { defaultConfig, type SandboxConfig } from '../config.js';
 import { urlProblem } from '../webhooks/signing.js';
-import { type OptionSpec, optionByFlag, START_OPTIONS } from './options.js';
+import { LIST_KINDS, type OptionSpec, optionByFlag, START_OPTIONS } from './options.js';
 import { UsageError } from './usage-error.js';
 
 export const CONFIG_FILE_NAME = 'sandbox.config.json';
@@ -98,7 +98,7 @@ function parseFlags(argv: readonly string[]): ParsedFlags {
     if (!option) throw new UsageError(`unknown option --${name} (see payments-sandbox start --help)`);
     const value = option.kind.type === 'boolean' ? (inline ?? 'true') : takeValue();
     // A list option given again adds to it (joined as the environment variable holds it).
-    const earlier = option.kind.type === 'header-names' ? parsed.values.get(option.key) : undefined;
+    const earlier = LIST_KINDS.has(option.kind.type) ? parsed.values.get(option.key) : undefined;
     parsed.values.set(option.key, { name, value: earlier ? `${earlier.value},${value}` : value });
   }
   return parsed;
@@ -152,6 +152,10 @@ function parseText(option: OptionSpec, text: string, source: string, baseDir: st
       return text;
     case 'header-names':
       return parseHeaderNames(option, text.split(','), source);
+    case 'host-names':
+      return parseHostNames(option, text.split(','), source);
+    case 'origins':
+      return parseOrigins(option, text.split(','), source);
   }
 }
 
@@ -181,7 +185,42 @@ function parseJson(option: OptionSpec, value: unknown, source: string, baseDir: 
     case 'header-names':
       if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw bad(option, source, 'an array of header names', value);
       return parseHeaderNames(option, value, source);
+    case 'host-names':
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw bad(option, source, 'an array of host names', value);
+      return parseHostNames(option, value, source);
+    case 'origins':
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw bad(option, source, 'an array of origins', value);
+      return parseOrigins(option, value, source);
   }
+}
+
+/** A DNS name (letters, digits, - and _ in dot-separated labels), optionally starting with a dot (it and its subdomains). */
+const HOST_NAME = /^\.?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$/;
+
+/** Lower-cased, each once: `name`, `.domain` or `*`; never a port (every port of a name is served). */
+function parseHostNames(option: OptionSpec, items: readonly string[], source: string): string[] {
+  const names = new Set<string>();
+  for (const item of items) {
+    const name = item.trim().toLowerCase();
+    if (name !== '*' && !HOST_NAME.test(name)) {
+      throw bad(option, source, 'host names without port or scheme (sandbox.example, .example.com for it and its subdomains, or * for any)', item);
+    }
+    names.add(name);
+  }
+  return [...names];
+}
+
+/** Each as a browser writes it in Origin (scheme://host[:port], lower case, no default port); never * or null. */
+function parseOrigins(option: OptionSpec, items: readonly string[], source: string): string[] {
+  const origins = new Set<string>();
+  for (const item of items) {
+    const url = URL.canParse(item.trim()) ? new URL(item.trim()) : null;
+    const bare =
+      url && (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && url.pathname === '/' && !url.search && !url.hash;
+    if (!url || !bare) throw bad(option, source, 'origins such as http://localhost:5173 (scheme, host and port only; not * or null)', item);
+    origins.add(url.origin);
+  }
+  return [...origins];
 }
 
 /** An HTTP header name (RFC 9110 token). */

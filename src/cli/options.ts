@@ -12,7 +12,13 @@ export type OptionKind =
   | { type: 'boolean' }
   | { type: 'enum'; values: readonly string[] }
   /** Header names: a flag given again adds one, an environment variable holds them comma-separated, the config file an array. */
-  | { type: 'header-names' };
+  | { type: 'header-names' }
+  /** Host names (--allowed-host) and origins (--allowed-origin): repeatable like header-names. */
+  | { type: 'host-names' }
+  | { type: 'origins' };
+
+/** Kinds given again on the command line add to the list. */
+export const LIST_KINDS: ReadonlySet<OptionKind['type']> = new Set(['header-names', 'host-names', 'origins']);
 
 export interface OptionSpec {
   key: keyof SandboxConfig;
@@ -256,6 +262,22 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     kind: { type: 'string', nullable: true },
     arg: 'DIR',
     help: 'where the sandbox CA and its localhost certificate are made once and kept (default ~/.payments-sandbox/tls)',
+  },
+  {
+    key: 'allowedHosts',
+    flag: 'allowed-host',
+    env: ['SANDBOX_ALLOWED_HOST'],
+    kind: { type: 'host-names' },
+    arg: 'NAME',
+    help: 'another Host name served besides localhost, IP addresses and --host, repeatable (env: comma-separated); .example.com: it and its subdomains; *: any (no DNS rebinding defence)',
+  },
+  {
+    key: 'allowedOrigins',
+    flag: 'allowed-origin',
+    env: ['SANDBOX_ALLOWED_ORIGIN'],
+    kind: { type: 'origins' },
+    arg: 'ORIGIN',
+    help: "a web origin (scheme://host[:port]) whose pages may call the control API and the console besides the sandbox's own, repeatable (env: comma-separated)",
   },
 ];
 

@@ -5,8 +5,9 @@
 import { cors } from 'hono/cors';
 import type { Step } from './pipeline.js';
 
-export function corsForBrowsers(exposeHeaders: string[]): Step {
-  const applyCors = cors({ origin: '*', exposeHeaders });
+/** `origin`: '*' for the API (it needs a token anyway); the --allowed-origin list for the control API and the console. */
+export function corsForBrowsers(exposeHeaders: string[], origin: '*' | string[] = '*'): Step {
+  const applyCors = cors({ origin, exposeHeaders });
   return {
     name: 'CORS',
     before(call) {

@@ -95,6 +95,11 @@ describe('loadConfig defaults and sources', () => {
       'node-7',
       '--lease-ms',
       '900',
+      '--allowed-host',
+      'Sandbox.Example',
+      '--allowed-host=.corp.example',
+      '--allowed-origin',
+      'http://LOCALHOST:5173/',
     ]);
     expect(config).toEqual({
       host: 'localhost',
@@ -126,6 +131,8 @@ describe('loadConfig defaults and sources', () => {
       store: 'memory',
       nodeId: 'node-7',
       leaseMs: 900,
+      allowedHosts: ['sandbox.example', '.corp.example'],
+      allowedOrigins: ['http://localhost:5173'],
     });
     expect(load(['--tls']).config.tls).toBe(true);
     expect(load(['--store', 'redis://redis.internal:6380']).config.store).toBe('redis://redis.internal:6380');
@@ -161,6 +168,8 @@ describe('loadConfig defaults and sources', () => {
       SANDBOX_STORE: 'memory',
       SANDBOX_NODE_ID: 'node-8',
       SANDBOX_LEASE_MS: '2000',
+      SANDBOX_ALLOWED_HOST: 'env.example',
+      SANDBOX_ALLOWED_ORIGIN: 'http://localhost:3000',
     });
     expect(config).toEqual({
       host: '127.0.0.2',
@@ -192,6 +201,8 @@ describe('loadConfig defaults and sources', () => {
       store: 'memory',
       nodeId: 'node-8',
       leaseMs: 2000,
+      allowedHosts: ['env.example'],
+      allowedOrigins: ['http://localhost:3000'],
     });
     expect(load([], { SANDBOX_HTTPS_PORT: '0' }).config.httpsPort).toBe(0);
   });
@@ -227,6 +238,8 @@ describe('loadConfig defaults and sources', () => {
       store: 'memory',
       nodeId: 'node-9',
       leaseMs: 3000,
+      allowedHosts: ['file.example'],
+      allowedOrigins: ['https://file.example'],
     };
     const { config, configFile } = load([], {}, files({ '/work/app/sandbox.config.json': file }));
     expect(configFile).toBe('/work/app/sandbox.config.json');
@@ -298,6 +311,38 @@ describe('loadConfig defaults and sources', () => {
     ).toEqual(['x-a']);
     expect(load([], {}, files({ '/work/app/sandbox.config.json': { merchantAccountHeaders: [] } })).config.merchantAccountHeaders).toEqual([]);
     expect(load([]).config.merchantAccountHeaders).toEqual([]);
+  });
+
+  it('collects allowed hosts and origins: lower-cased, each once, an origin as a browser writes it; flag over env over file', () => {
+    const read = files({ '/work/app/sandbox.config.json': { allowedHosts: ['from.file'], allowedOrigins: ['https://app.example'] } });
+    expect(load([], {}, read).config).toMatchObject({ allowedHosts: ['from.file'], allowedOrigins: ['https://app.example'] });
+    expect(load([], { SANDBOX_ALLOWED_HOST: 'a.example, *', SANDBOX_ALLOWED_ORIGIN: 'http://localhost:80,https://x.example:443' }, read).config).toMatchObject({
+      allowedHosts: ['a.example', '*'],
+      allowedOrigins: ['http://localhost', 'https://x.example'],
+    });
+    expect(load(['--allowed-host', 'A.example', '--allowed-host', 'a.example'], { SANDBOX_ALLOWED_HOST: 'b.example' }).config.allowedHosts).toEqual([
+      'a.example',
+    ]);
+    expect(load([]).config).toMatchObject({ allowedHosts: [], allowedOrigins: [] });
+  });
+
+  it('refuses an allowed host with a port or scheme, and an allowed origin that is not scheme://host[:port]', () => {
+    const hostHelp = 'host names without port or scheme (sandbox.example, .example.com for it and its subdomains, or * for any)';
+    expect(usageError(() => load(['--allowed-host', 'sandbox.example:4010']))).toBe(
+      `--allowed-host must be ${hostHelp}, got "sandbox.example:4010" (from flag --allowed-host)`,
+    );
+    expect(usageError(() => load([], { SANDBOX_ALLOWED_HOST: 'http://a.example' }))).toBe(
+      `--allowed-host must be ${hostHelp}, got "http://a.example" (from environment variable SANDBOX_ALLOWED_HOST)`,
+    );
+    expect(usageError(() => load([], {}, files({ '/work/app/sandbox.config.json': { allowedHosts: 'a.example' } })))).toBe(
+      '--allowed-host must be an array of host names, got "a.example" (from /work/app/sandbox.config.json key "allowedHosts")',
+    );
+    const originHelp = 'origins such as http://localhost:5173 (scheme, host and port only; not * or null)';
+    for (const given of ['*', 'null', 'localhost:5173', 'ftp://a.example', 'http://a.example/app', 'http://a.example?x', 'http://u:p@a.example']) {
+      expect(usageError(() => load(['--allowed-origin', given]))).toBe(
+        `--allowed-origin must be ${originHelp}, got ${JSON.stringify(given)} (from flag --allowed-origin)`,
+      );
+    }
   });
 
   it('answers --help without reading anything else', () => {

@@ -297,7 +297,7 @@ describe('a percent-encoded namespace prefix', () => {
       socket.write(
         head([
           `PUT ${prefix}/buyers/${BUYER} HTTP/1.1`,
-          'host: x',
+          'host: localhost',
           `authorization: ${auth.authorization}`,
           'content-type: application/json',
           `content-length: ${body.length}`,

@@ -10,7 +10,8 @@ const ROOT = join(import.meta.dirname, '../..');
 describe('docs routes', () => {
   let sb: TestSandbox;
   beforeAll(async () => {
-    sb = await startTestSandbox({ auth: 'jwt', adminToken: 'docs-admin-token' });
+    // sandbox.test: a name served only because it is allowed (http/host-check.ts).
+    sb = await startTestSandbox({ auth: 'jwt', adminToken: 'docs-admin-token', allowedHosts: ['sandbox.test'] });
   });
   afterAll(() => sb.server.close());
 

@@ -30,7 +30,7 @@ describe('request body limit', () => {
     const { socket, received } = await open();
     // Only the headers and 5 bytes are sent: an answer proves the body was never waited for.
     socket.write(
-      `${head([`PUT ${BUYER} HTTP/1.1`, 'host: x', `authorization: ${auth}`, 'content-type: application/json', `content-length: ${LIMIT * 100}`])}{"a":`,
+      `${head([`PUT ${BUYER} HTTP/1.1`, 'host: localhost', `authorization: ${auth}`, 'content-type: application/json', `content-length: ${LIMIT * 100}`])}{"a":`,
     );
     const { text, closed } = await received;
     expect(closed).toBe(true);
@@ -43,7 +43,7 @@ describe('request body limit', () => {
 
   it('refuses a chunked body as soon as it passes the limit, without waiting for its end', async () => {
     const { socket, received } = await open();
-    socket.write(head([`PUT ${BUYER} HTTP/1.1`, 'host: x', `authorization: ${auth}`, 'content-type: application/json', 'transfer-encoding: chunked']));
+    socket.write(head([`PUT ${BUYER} HTTP/1.1`, 'host: localhost', `authorization: ${auth}`, 'content-type: application/json', 'transfer-encoding: chunked']));
     const chunk = 'x'.repeat(4_000);
     for (let i = 0; i < 3; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`); // 12 000 bytes, never the final 0-chunk
     const { text } = await received;
@@ -78,7 +78,7 @@ describe('slow and stalled clients', () => {
   it('closes a connection whose body stalls', async () => {
     const { socket, received } = await open();
     socket.write(
-      `${head([`PUT ${BUYER} HTTP/1.1`, 'host: x', `authorization: ${auth}`, 'content-type: application/json', 'content-length: 100'])}{"display_name":`,
+      `${head([`PUT ${BUYER} HTTP/1.1`, 'host: localhost', `authorization: ${auth}`, 'content-type: application/json', 'content-length: 100'])}{"display_name":`,
     );
     const { text, closed } = await received;
     expect(closed).toBe(true);
@@ -107,7 +107,7 @@ describe('slow and stalled clients', () => {
 describe('requests Node refuses before the app', () => {
   it('answers headers over 16 KiB with 431 and a JSON error body', async () => {
     const { socket, received } = await open();
-    socket.write(head(['GET /connections HTTP/1.1', 'host: x', `x-padding: ${'p'.repeat(20_000)}`]));
+    socket.write(head(['GET /connections HTTP/1.1', 'host: localhost', `x-padding: ${'p'.repeat(20_000)}`]));
     const { text, closed } = await received;
     expect(closed).toBe(true);
     const res = parse(text);
@@ -171,7 +171,7 @@ describe('requests Node refuses before the app', () => {
     ['GET /buyers\\..\\connections HTTP/1.1', 'The request path holds a backslash; separate its segments with /.'],
   ])('answers the request line %s, which makes no URL, with 400 and a JSON error body', async (requestLine, message) => {
     const { socket, received } = await open();
-    socket.write(head([requestLine, 'host: x', `authorization: ${auth}`, 'connection: close']));
+    socket.write(head([requestLine, 'host: localhost', `authorization: ${auth}`, 'connection: close']));
     const res = parse((await received).text);
     expect(res.status).toBe(400);
     expectErrorBody(res.body, 400, 'bad_request');

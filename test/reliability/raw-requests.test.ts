@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../../src/start.js';
 import { expectErrorBody } from '../support/sandbox.js';
-import { head, openSocket, parseResponse } from './raw-socket.js';
+import { exchange as exchangeWith, head, openSocket, parseResponse } from './raw-socket.js';
 
 let sb: RunningSandbox;
 let auth: string;
@@ -17,14 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-/** Sends one request of these head lines (and body) and parses the answer; `closed`: whether the server closed the connection. */
-async function exchange(lines: string[], body = '') {
-  const { socket, received } = await openSocket(sb.port, 3_000);
-  socket.write(head(lines) + body);
-  const { text, closed } = await received;
-  socket.destroy();
-  return { ...parseResponse(text), closed };
-}
+const exchange = (lines: string[], body = '') => exchangeWith(sb.port, lines, body);
 
 const renamed = (name: string) => JSON.stringify({ display_name: name });
 
@@ -65,7 +58,7 @@ describe('a path with a dot segment', () => {
     const res = await exchange(
       [
         `PUT ${path} HTTP/1.1`,
-        'host: x',
+        'host: localhost',
         `authorization: ${auth}`,
         `x-sandbox-namespace: ${header}`,
         'content-type: application/json',
@@ -97,7 +90,7 @@ describe('a path with a dot segment', () => {
     '/gift-cards/%2E?x=1',
     'http://x/ns/aa/../bb/_sandbox/health',
   ])('is refused wherever the segment is: %s', async (target) => {
-    const res = await exchange([`GET ${target} HTTP/1.1`, 'host: x', 'connection: close']);
+    const res = await exchange([`GET ${target} HTTP/1.1`, 'host: localhost', 'connection: close']);
     expect(res.status).toBe(400);
     expectErrorBody(res.body, 400, 'bad_request');
     expect(res.body.message).toMatch(/^The request path \/\S* holds a dot segment/);
@@ -107,11 +100,11 @@ describe('a path with a dot segment', () => {
 
   it('is not a dot in a name, a file-like segment or the query: those are served', async () => {
     for (const target of ['/ns/team.1/_sandbox/health', '/ns/a..b/_sandbox/health', '/_sandbox/health?next=../x&v=%2e%2e']) {
-      const res = await exchange([`GET ${target} HTTP/1.1`, 'host: x', 'connection: close']);
+      const res = await exchange([`GET ${target} HTTP/1.1`, 'host: localhost', 'connection: close']);
       expect([target, res.status]).toEqual([target, 200]);
       expect(res.body.status).toBe('ok');
     }
-    const res = await exchange([`GET /gift-cards/..x HTTP/1.1`, 'host: x', `authorization: ${auth}`, 'connection: close']);
+    const res = await exchange([`GET /gift-cards/..x HTTP/1.1`, 'host: localhost', `authorization: ${auth}`, 'connection: close']);
     expect(res.status).not.toBe(400); // '..x' is an id, not a dot segment: the operation answers
   });
 });
@@ -132,7 +125,7 @@ describe('what Node answers bare or not at all', () => {
   });
 
   it('answers an Expect other than 100-continue with 417 and a JSON error body naming the header', async () => {
-    const res = await exchange(['GET /_sandbox/health HTTP/1.1', 'host: x', 'expect: 200-ok']);
+    const res = await exchange(['GET /_sandbox/health HTTP/1.1', 'host: localhost', 'expect: 200-ok']);
     expect(res.status).toBe(417);
     expect(res.closed).toBe(true);
     expect(res.body).toEqual({
@@ -148,7 +141,7 @@ describe('what Node answers bare or not at all', () => {
     socket.write(
       head([
         `PUT ${BUYER} HTTP/1.1`,
-        'host: x',
+        'host: localhost',
         `authorization: ${auth}`,
         'expect: 100-continue',
         'content-type: application/json',
@@ -175,7 +168,7 @@ describe('what Node answers bare or not at all', () => {
   });
 
   it('answers HTTP/2.0 on the HTTP/1 listener with 505 and a JSON error body; HTTP/1.0 and 1.1 are served', async () => {
-    const res = await exchange(['GET /_sandbox/health HTTP/2.0', 'host: x']);
+    const res = await exchange(['GET /_sandbox/health HTTP/2.0', 'host: localhost']);
     expect(res.status).toBe(505);
     expect(res.closed).toBe(true);
     expect(res.body).toEqual({
@@ -186,7 +179,7 @@ describe('what Node answers bare or not at all', () => {
       details: [],
     });
     for (const version of ['1.0', '1.1']) {
-      const ok = await exchange([`GET /_sandbox/health HTTP/${version}`, 'host: x', 'connection: close']);
+      const ok = await exchange([`GET /_sandbox/health HTTP/${version}`, 'host: localhost', 'connection: close']);
       expect([version, ok.status]).toEqual([version, 200]);
     }
   });
@@ -211,7 +204,7 @@ describe("the parser's errors say what to fix", () => {
   });
 
   it('says the URL is too long when the request line fills the 16 KiB limit, with the status Node gives (431)', async () => {
-    const res = await exchange([`GET /ns/${'a'.repeat(20_000)}/connections HTTP/1.1`, 'host: x']);
+    const res = await exchange([`GET /ns/${'a'.repeat(20_000)}/connections HTTP/1.1`, 'host: localhost']);
     expect(res.status).toBe(431);
     expect(res.closed).toBe(true);
     expectErrorBody(res.body, 431, 'request_header_fields_too_large');
@@ -222,7 +215,7 @@ describe("the parser's errors say what to fix", () => {
       { location: 'path', pointer: '/', type: 'string_too_long', message: 'The request line and headers together may be at most 16 KiB.' },
     ]);
     // Headers over the limit behind a short URL are still the headers' fault.
-    const big = await exchange(['GET /connections HTTP/1.1', 'host: x', `x-padding: ${'p'.repeat(20_000)}`]);
+    const big = await exchange(['GET /connections HTTP/1.1', 'host: localhost', `x-padding: ${'p'.repeat(20_000)}`]);
     expect(big.status).toBe(431);
     expect(big.body.message).toBe('The request headers are larger than 16 KiB; send fewer or shorter headers.');
   });

@@ -38,3 +38,12 @@ export function parseResponse(raw: string): { status: number; headers: string; b
 
 /** A request head of these lines. */
 export const head = (lines: string[]) => `${lines.join('\r\n')}\r\n\r\n`;
+
+/** Sends one request of these head lines (and body) to the sandbox on `port` and parses the answer; `closed`: whether the server closed the connection. */
+export async function exchange(port: number, lines: string[], body = '') {
+  const { socket, received } = await openSocket(port, 3_000);
+  socket.write(head(lines) + body);
+  const { text, closed } = await received;
+  socket.destroy();
+  return { ...parseResponse(text), closed };
+}
