@@ -7,6 +7,7 @@ import { isLoopbackHost } from '../admin/exposure.js';
 import { MERCHANT_ACCOUNT_HEADER } from '../auth/merchant-account.js';
 import { defaultConfig, type SandboxConfig } from '../config.js';
 import { urlProblem } from '../webhooks/signing.js';
+import { parseTargetEntry } from '../webhooks/targets.js';
 import { type OptionSpec, optionByFlag, START_OPTIONS } from './options.js';
 import { UsageError } from './usage-error.js';
 
@@ -98,7 +99,7 @@ function parseFlags(argv: readonly string[]): ParsedFlags {
     if (!option) throw new UsageError(`unknown option --${name} (see payments-sandbox start --help)`);
     const value = option.kind.type === 'boolean' ? (inline ?? 'true') : takeValue();
     // A list option given again adds to it (joined as the environment variable holds it).
-    const earlier = option.kind.type === 'header-names' ? parsed.values.get(option.key) : undefined;
+    const earlier = option.kind.type === 'header-names' || option.kind.type === 'webhook-targets' ? parsed.values.get(option.key) : undefined;
     parsed.values.set(option.key, { name, value: earlier ? `${earlier.value},${value}` : value });
   }
   return parsed;
@@ -152,6 +153,8 @@ function parseText(option: OptionSpec, text: string, source: string, baseDir: st
       return text;
     case 'header-names':
       return parseHeaderNames(option, text.split(','), source);
+    case 'webhook-targets':
+      return parseWebhookTargets(option, text.split(','), source);
   }
 }
 
@@ -181,6 +184,9 @@ function parseJson(option: OptionSpec, value: unknown, source: string, baseDir: 
     case 'header-names':
       if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw bad(option, source, 'an array of header names', value);
       return parseHeaderNames(option, value, source);
+    case 'webhook-targets':
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw bad(option, source, 'an array of hosts, addresses or CIDR ranges', value);
+      return parseWebhookTargets(option, value, source);
   }
 }
 
@@ -212,6 +218,16 @@ function parseHeaderNames(option: OptionSpec, items: readonly string[], source: 
     if (name !== MERCHANT_ACCOUNT_HEADER) names.add(name);
   }
   return [...names];
+}
+
+/** Hosts, addresses and CIDR ranges, each checked (targets.ts reads them). */
+function parseWebhookTargets(option: OptionSpec, items: readonly string[], source: string): string[] {
+  const entries = items.map((item) => item.trim()).filter((item) => item !== '');
+  for (const entry of entries) {
+    const parsed = parseTargetEntry(entry);
+    if (typeof parsed === 'string') throw new UsageError(`--${option.flag} ${parsed} (from ${source})`);
+  }
+  return entries;
 }
 
 function checkLength(option: OptionSpec, text: string, source: string): void {

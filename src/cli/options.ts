@@ -12,7 +12,9 @@ export type OptionKind =
   | { type: 'boolean' }
   | { type: 'enum'; values: readonly string[] }
   /** Header names: a flag given again adds one, an environment variable holds them comma-separated, the config file an array. */
-  | { type: 'header-names' };
+  | { type: 'header-names' }
+  /** Webhook targets (hosts, addresses, CIDR ranges): repeatable like header names. */
+  | { type: 'webhook-targets' };
 
 export interface OptionSpec {
   key: keyof SandboxConfig;
@@ -184,6 +186,22 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     kind: { type: 'integer', min: 100, max: 600_000 },
     arg: 'MS',
     help: 'most time a webhook receiver may take to answer a delivery attempt, in ms; longer is a failed attempt, retried (default 10000)',
+  },
+  {
+    key: 'webhookPipelining',
+    flag: 'webhook-pipelining',
+    env: ['SANDBOX_WEBHOOK_PIPELINING'],
+    kind: { type: 'integer', min: 1, max: 64 },
+    arg: 'N',
+    help: 'webhook requests written on one connection to a receiver before their answers come; 1 turns HTTP pipelining off (default 16)',
+  },
+  {
+    key: 'webhookTargets',
+    flag: 'webhook-target',
+    env: ['SANDBOX_WEBHOOK_TARGET'],
+    kind: { type: 'webhook-targets' },
+    arg: 'HOST|CIDR',
+    help: 'deliver webhooks only to this host (*.name for names under it), address or CIDR range, repeatable (env: comma-separated); never to the sandbox itself or link-local addresses (default: any other)',
   },
   {
     key: 'store',

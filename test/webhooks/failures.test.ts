@@ -210,8 +210,9 @@ describe('attempts in flight, with a receiver that never answers', () => {
   let hanging: Receiver;
   let healthy: Receiver;
   beforeAll(async () => {
-    // A long timeout: the attempts stay in flight until the test ends them.
-    sb = await startTestSandbox({ webhookTimeoutMs: 60_000 });
+    // A long timeout: the attempts stay in flight until the test ends them. Without pipelining, so
+    // that each attempt has a connection of its own and the 64 connections are the bound.
+    sb = await startTestSandbox({ webhookTimeoutMs: 60_000, webhookPipelining: 1 });
     hanging = await Receiver.start('/hang');
     healthy = await Receiver.start('/healthy');
   });
