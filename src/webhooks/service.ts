@@ -9,7 +9,7 @@ import type { WebhookSubscriptionRecord } from '../store/records.js';
 import { EventCatalog } from './catalog.js';
 import { WEBHOOKS, WebhookHub } from './hub.js';
 import type { ForwardTarget, WebhookOptions, WebhookShared } from './shared.js';
-import { generateSecret, urlProblem } from './signing.js';
+import { generateSecret, refusedTarget, urlProblem } from './signing.js';
 import { TargetPolicy } from './targets.js';
 
 export class WebhookService implements WebhookShared {
@@ -40,7 +40,7 @@ export class WebhookService implements WebhookShared {
   private checkForward(): void {
     const url = this.options.forwardTo;
     if (url === null) return;
-    const problem = urlProblem(url) ?? this.targets.urlProblem(new URL(url));
+    const problem = urlProblem(url) ?? refusedTarget(url, this.targets);
     if (problem) throw new Error(`--forward-webhooks-to: ${problem}`);
   }
 

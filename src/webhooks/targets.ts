@@ -29,6 +29,7 @@ const FIX = 'point the subscription at your receiver';
 /** The hosts and ranges of --webhook-target, parsed; or why an entry is not one. */
 export function parseTargetEntry(entry: string): { range: [string, number, Family] } | { name: string } | string {
   const text = entry.trim().toLowerCase();
+  if (text.includes('://')) return `'${entry}': give the host alone (hooks.internal), not a URL`;
   const slash = text.indexOf('/');
   const address = slash < 0 ? text : text.slice(0, slash);
   const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
