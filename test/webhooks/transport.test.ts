@@ -201,6 +201,26 @@ describe('webhook HTTP client', () => {
     ]);
   });
 
+  it("keeps one namespace's 64 hanging attempts from holding up another namespace's, pipelining or not", async () => {
+    const receiver = await start((request, socket) => {
+      if (request.body !== 'hang') socket.write(sized(200, 'not held up'));
+    });
+    for (const pipelining of [16, 1]) {
+      const hanging = transportOf(60_000, pipelining); // one namespace's connections
+      transport = transportOf(60_000, pipelining); // another's
+      const before = receiver.requests.length;
+      const results: Promise<AttemptResult>[] = [];
+      for (let i = 0; i < 64; i++) results.push(new Promise((resolve) => hanging.send(receiver.url(), HEADERS, 'hang', resolve)));
+      await received(receiver, before + 1);
+      const other = await send(receiver.url(), 'other');
+      expect(other).toMatchObject({ statusCode: 200, error: null, excerpt: 'not held up' });
+      expect(other.durationMs).toBeLessThan(5_000);
+      await hanging.close();
+      expect((await Promise.all(results)).every((r) => r.statusCode === null && r.error !== null)).toBe(true);
+      await transport.close();
+    }
+  });
+
   it('with pipelining 1, sends later attempts beside one the receiver never answers, not behind it', async () => {
     transport = transportOf(300, 1);
     const receiver = await start((request, socket) => {
