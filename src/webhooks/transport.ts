@@ -192,6 +192,7 @@ export class WebhookTransport {
     return attempt;
   }
 
+  /** Hands the request to the namespace's Agent (made on the first attempt); after close(), the attempt ends as stopped. */
   dispatch(options: Dispatcher.DispatchOptions, attempt: Attempt): void {
     if (this.closed) {
       queueMicrotask(() => attempt.onResponseError(null as never, new Error('stopped: the sandbox is closing')));
@@ -206,9 +207,8 @@ export class WebhookTransport {
       maxHeaderSize: 65_536,
       keepAliveTimeout: 4_000,
       keepAliveMaxTimeout: 10_000,
-      maxRedirections: 0,
       connect: targets.connector(timeoutMs),
-    } as Agent.Options);
+    });
     this.agent.dispatch(options, attempt);
   }
 
