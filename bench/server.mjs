@@ -1,6 +1,6 @@
 // Bench child: the built sandbox, optionally with a store scaled to N gift cards and N buyers
 // (memory, or a data file written first). Prints one JSON line {url, pid} when listening.
-// Usage: node bench/server.mjs [--scale N] [--data FILE] [--store redis://HOST:PORT --node-id ID]
+// Usage: node bench/server.mjs [--scale N] [--data FILE] [--store redis://HOST:PORT --node-id ID] [--webhook-pipelining N]
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startSandbox } from '../dist/bundle/index.js';
@@ -12,6 +12,7 @@ const { values } = parseArgs({
     store: { type: 'string', default: 'memory' },
     'node-id': { type: 'string' },
     'journal-size': { type: 'string' },
+    'webhook-pipelining': { type: 'string' },
   },
 });
 const scale = Number(values.scale);
@@ -42,6 +43,7 @@ const sandbox = await startSandbox({
   store: values.store,
   nodeId: values['node-id'] ?? null,
   journalSize: values['journal-size'] === undefined ? undefined : Number(values['journal-size']),
+  webhookPipelining: values['webhook-pipelining'] === undefined ? undefined : Number(values['webhook-pipelining']),
 });
 if (seedData && !values.data) sandbox.deps.namespaces.get().replaceRecords(seedData);
 process.stdout.write(`${JSON.stringify({ url: sandbox.url, pid: process.pid })}\n`);

@@ -58,6 +58,13 @@ export interface SandboxConfig {
   tlsDir: string | null;
   /** Most time a webhook receiver may take to answer one delivery attempt (a slower answer is a failed attempt). */
   webhookTimeoutMs: number;
+  /** Requests written on one connection to a receiver before their answers come (1: no pipelining). */
+  webhookPipelining: number;
+  /**
+   * Hosts (a name, or *.name for every name under it), addresses and CIDR ranges deliveries may go
+   * to; empty: anywhere but the sandbox itself and link-local or cloud metadata addresses.
+   */
+  webhookTargets: string[];
   /**
    * URL every event of every merchant account of every namespace is also delivered to, like
    * `stripe listen --forward-to`: a subscription made at boot with its own secret; null: none.
@@ -114,6 +121,8 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     tlsKey: null,
     tlsDir: null,
     webhookTimeoutMs: 10_000,
+    webhookPipelining: 16,
+    webhookTargets: [],
     forwardWebhooksTo: null,
     store: 'memory',
     nodeId: null,

@@ -122,7 +122,13 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const journalFeed = new JournalFeed();
   const webhooks = new WebhookService(
     api.spec,
-    { timeoutMs: config.webhookTimeoutMs, forwardTo: config.forwardWebhooksTo, validate: config.validateResponses },
+    {
+      timeoutMs: config.webhookTimeoutMs,
+      pipelining: config.webhookPipelining,
+      targets: config.webhookTargets,
+      forwardTo: config.forwardWebhooksTo,
+      validate: config.validateResponses,
+    },
     logger,
   );
   // Webhooks last: its clock listener runs after the report schedules' (report events first, then due retries).

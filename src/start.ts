@@ -55,6 +55,11 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
   try {
     servers.push(await listen(app, deps, config.port, mainPortTls(config) ? tls : null));
     if (config.httpsPort !== null) servers.push(await listen(app, deps, config.httpsPort, tls));
+    // Deliveries never go to the sandbox itself (a --forward-webhooks-to URL that does stops the start).
+    for (const server of servers) {
+      const { address, port } = server.address() as AddressInfo;
+      deps.webhooks.listeningOn(address, port);
+    }
   } catch (err) {
     await Promise.all(servers.map(closeServer));
     await deps.cluster?.close();

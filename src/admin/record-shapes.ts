@@ -14,7 +14,8 @@ import { toErrorDetails } from '../spec/schema-compiler.js';
 import { canonicalizeAt, type FieldPath, uuidPaths } from '../spec/uuid-fields.js';
 import type { CollectionName } from '../store/records.js';
 import type { CollectionMap } from '../store/store.js';
-import { generateSecret, urlProblem } from '../webhooks/signing.js';
+import { generateSecret, refusedTarget, urlProblem } from '../webhooks/signing.js';
+import type { TargetPolicy } from '../webhooks/targets.js';
 
 type AnyRecord = Record<string, any> & { id: string };
 
@@ -41,7 +42,7 @@ export interface RecordShape {
   /** Derives computed fields (a key pair's thumbprint and algorithm) before validation. */
   derive?: (record: AnyRecord) => Promise<void>;
   /** What the schema cannot say about a record that matches it (a URL the sandbox could not send to), as 400 details. */
-  problems?: (record: AnyRecord) => ErrorDetail[];
+  problems?: (record: AnyRecord, targets: TargetPolicy | null) => ErrorDetail[];
 }
 
 const nulls = (...fields: string[]) => Object.fromEntries(fields.map((f) => [f, null]));
@@ -124,9 +125,13 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
     defaults: () => ({ active: true, secret: generateSecret() }),
     // The schema's uri format lets `http://`, port 0 or 99999 and user:password@ through: every delivery to them would
     // fail or drop the credentials. It refuses a non-ASCII host with a bare "must be a valid uri": this says why.
-    problems: (record) => {
-      const problem = typeof record.url === 'string' ? urlProblem(record.url) : null;
-      return problem ? [{ location: 'body', pointer: '/url', type: 'url_parsing', message: `Body field 'url': ${problem}.` }] : [];
+    // And a URL the target rules refuse (url_refused): the sandbox itself, link-local addresses, or one --webhook-target leaves out.
+    problems: (record, targets) => {
+      if (typeof record.url !== 'string') return [];
+      const problem = urlProblem(record.url);
+      if (problem) return [{ location: 'body', pointer: '/url', type: 'url_parsing', message: `Body field 'url': ${problem}.` }];
+      const refused = targets === null ? null : refusedTarget(record.url, targets);
+      return refused ? [{ location: 'body', pointer: '/url', type: 'url_refused', message: `Body field 'url': ${refused}.` }] : [];
     },
   }),
   digital_wallets: owned('DigitalWalletRecord', 'digital-wallet', configuredService('digital_wallets')),
@@ -191,7 +196,15 @@ export function canonicalizeRecordUuids(spec: SpecIndex, collection: CollectionN
  * Problems of a stored record against its schema, then (when it matches) what the schema cannot say
  * (RecordShape.problems; `schemaOnly` leaves those out), as `details` items under `pointerPrefix`.
  */
-export function recordProblems(compiler: SchemaCompiler, collection: CollectionName, record: unknown, pointerPrefix = '', schemaOnly = false): ErrorDetail[] {
+export function recordProblems(
+  compiler: SchemaCompiler,
+  collection: CollectionName,
+  record: unknown,
+  pointerPrefix = '',
+  schemaOnly = false,
+  /** Where webhook deliveries may go (a subscription's url); null: not checked. */
+  targets: TargetPolicy | null = null,
+): ErrorDetail[] {
   let byCollection = validators.get(compiler);
   if (!byCollection) validators.set(compiler, (byCollection = new Map()));
   let validate = byCollection.get(collection);
@@ -203,7 +216,7 @@ export function recordProblems(compiler: SchemaCompiler, collection: CollectionN
   let details: ErrorDetail[];
   if (validate(record)) {
     if (schemaOnly || !beyondSchema) return [];
-    details = beyondSchema(record as AnyRecord);
+    details = beyondSchema(record as AnyRecord, targets);
   } else {
     // unevaluatedProperties (the $ref-based record schemas) means the same as additionalProperties.
     const errors = (validate.errors ?? []).map((e) =>
@@ -212,7 +225,7 @@ export function recordProblems(compiler: SchemaCompiler, collection: CollectionN
     details = toErrorDetails('body', errors);
     // A format the shape explains better than the schema's "must be a valid uri" (a non-ASCII host): its message replaces it.
     if (beyondSchema && details.some((d) => d.type === 'url_parsing') && record !== null && typeof record === 'object' && !Array.isArray(record)) {
-      const explained = beyondSchema(record as AnyRecord);
+      const explained = beyondSchema(record as AnyRecord, targets);
       details = details.map((d) => (d.type === 'url_parsing' ? (explained.find((e) => e.pointer === d.pointer) ?? d) : d));
     }
   }

@@ -131,7 +131,7 @@ function objectBody(body: unknown): Record<string, any> {
 async function checkRecord(ctx: AdminContext, collection: CollectionName, record: AnyRecord, selfId: string | null): Promise<void> {
   const shape = RECORD_SHAPES[collection];
   await shape.derive?.(record);
-  const problems = recordProblems(ctx.deps.adminSpec.compiler, collection, record);
+  const problems = recordProblems(ctx.deps.adminSpec.compiler, collection, record, '', false, ctx.deps.webhooks.targets);
   if (problems.length) throw ApiError.badRequest(summarize(problems), problems);
   canonicalizeRecordUuids(ctx.deps.adminSpec, collection, record);
   const db = ctx.ns.store.collections;

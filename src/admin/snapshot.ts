@@ -77,7 +77,7 @@ function checkedSnapshot(deps: AdminDeps, body: unknown, at: string, seed: numbe
     const seen = new Set<unknown>();
     for (const [index, record] of (input.collections[name] ?? []).entries()) {
       const pointer = `${at}/collections/${name}/${index}`;
-      problems.push(...recordProblems(deps.adminSpec.compiler, name, record, pointer));
+      problems.push(...recordProblems(deps.adminSpec.compiler, name, record, pointer, false, deps.webhooks.targets));
       if (seen.has(record.id))
         problems.push({
           location: 'body',

@@ -59,6 +59,7 @@ export const webhookHandlers: AdminHandlerMap = {
         events: webhooks.catalog.names(),
         limits: {
           concurrency: CONCURRENCY,
+          pipelining: webhooks.options.pipelining,
           in_flight: IN_FLIGHT,
           max_pending: MAX_PENDING,
           max_finished_kept: MAX_FINISHED,

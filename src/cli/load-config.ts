@@ -7,6 +7,7 @@ import { isLoopbackHost } from '../admin/exposure.js';
 import { MERCHANT_ACCOUNT_HEADER } from '../auth/merchant-account.js';
 import { defaultConfig, type SandboxConfig } from '../config.js';
 import { urlProblem } from '../webhooks/signing.js';
+import { parseTargetEntry } from '../webhooks/targets.js';
 import { LIST_KINDS, type OptionSpec, optionByFlag, START_OPTIONS } from './options.js';
 import { UsageError } from './usage-error.js';
 
@@ -156,6 +157,8 @@ function parseText(option: OptionSpec, text: string, source: string, baseDir: st
       return parseHostNames(option, text.split(','), source);
     case 'origins':
       return parseOrigins(option, text.split(','), source);
+    case 'webhook-targets':
+      return parseWebhookTargets(option, text.split(','), source);
   }
 }
 
@@ -191,6 +194,9 @@ function parseJson(option: OptionSpec, value: unknown, source: string, baseDir: 
     case 'origins':
       if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw bad(option, source, 'an array of origins', value);
       return parseOrigins(option, value, source);
+    case 'webhook-targets':
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw bad(option, source, 'an array of hosts, addresses or CIDR ranges', value);
+      return parseWebhookTargets(option, value, source);
   }
 }
 
@@ -251,6 +257,16 @@ function parseHeaderNames(option: OptionSpec, items: readonly string[], source: 
     if (name !== MERCHANT_ACCOUNT_HEADER) names.add(name);
   }
   return [...names];
+}
+
+/** Hosts, addresses and CIDR ranges, each checked (targets.ts reads them). */
+function parseWebhookTargets(option: OptionSpec, items: readonly string[], source: string): string[] {
+  const entries = items.map((item) => item.trim()).filter((item) => item !== '');
+  for (const entry of entries) {
+    const parsed = parseTargetEntry(entry);
+    if (typeof parsed === 'string') throw new UsageError(`--${option.flag} ${parsed} (from ${source})`);
+  }
+  return entries;
 }
 
 function checkLength(option: OptionSpec, text: string, source: string): void {

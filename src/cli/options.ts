@@ -15,10 +15,12 @@ export type OptionKind =
   | { type: 'header-names' }
   /** Host names (--allowed-host) and origins (--allowed-origin): repeatable like header-names. */
   | { type: 'host-names' }
-  | { type: 'origins' };
+  | { type: 'origins' }
+  /** Webhook targets (hosts, addresses, CIDR ranges): repeatable like header names. */
+  | { type: 'webhook-targets' };
 
 /** Kinds given again on the command line add to the list. */
-export const LIST_KINDS: ReadonlySet<OptionKind['type']> = new Set(['header-names', 'host-names', 'origins']);
+export const LIST_KINDS: ReadonlySet<OptionKind['type']> = new Set(['header-names', 'host-names', 'origins', 'webhook-targets']);
 
 export interface OptionSpec {
   key: keyof SandboxConfig;
@@ -190,6 +192,22 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     kind: { type: 'integer', min: 100, max: 600_000 },
     arg: 'MS',
     help: 'most time a webhook receiver may take to answer a delivery attempt, in ms; longer is a failed attempt, retried (default 10000)',
+  },
+  {
+    key: 'webhookPipelining',
+    flag: 'webhook-pipelining',
+    env: ['SANDBOX_WEBHOOK_PIPELINING'],
+    kind: { type: 'integer', min: 1, max: 64 },
+    arg: 'N',
+    help: 'webhook requests written on one connection to a receiver before their answers come; 1 turns HTTP pipelining off (default 16)',
+  },
+  {
+    key: 'webhookTargets',
+    flag: 'webhook-target',
+    env: ['SANDBOX_WEBHOOK_TARGET'],
+    kind: { type: 'webhook-targets' },
+    arg: 'HOST|CIDR',
+    help: 'deliver webhooks only to this host (*.name for names under it), address or CIDR range, repeatable (env: comma-separated); never to the sandbox itself or link-local addresses (default: any other)',
   },
   {
     key: 'store',

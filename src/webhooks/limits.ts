@@ -17,15 +17,8 @@ export const MAX_ATTEMPTS = BACKOFF_MS.length + 1;
  */
 export const IN_FLIGHT = 256;
 
-/** Connections to one receiver (scheme, host and port) at once, kept alive, each carrying up to PIPELINE_DEPTH attempts. */
+/** Connections to one receiver (scheme, host and port) at once per namespace, kept alive. */
 export const CONCURRENCY = 64;
-
-/**
- * Requests written on one connection before its first answer comes (HTTP/1.1 pipelining), at most:
- * attempts that are ready together go out a few connections and writes at a time. A receiver
- * reaches it by answering quickly; a slow one gets one request per connection (http-client.ts).
- */
-export const PIPELINE_DEPTH = 16;
 
 /**
  * Deliveries waiting (first attempt or retry) per namespace. Past it, a new delivery is recorded
@@ -38,6 +31,9 @@ export const MAX_FINISHED = 1_000;
 
 /** Bytes of a receiver's answer kept with the attempt. */
 export const EXCERPT_BYTES = 1_024;
+
+/** Bytes of an answer's body read at most (the rest dropped); past them, the connection is closed. */
+export const MAX_ANSWER_BYTES = 65_536;
 
 /** Most time a behaviour delay may hold a delivery (namespace clock). */
 export const MAX_DELAY_MS = 86_400_000;

@@ -75,7 +75,8 @@ export class DeliveryQueue {
     private readonly service: WebhookShared,
     private readonly host: QueueHost,
   ) {
-    this.transport = new WebhookTransport(service.options.timeoutMs);
+    const { timeoutMs, pipelining } = service.options;
+    this.transport = new WebhookTransport({ timeoutMs, pipelining, targets: service.targets });
   }
 
   /** Deliveries not finished: waiting, ready or in flight. */

@@ -9,11 +9,13 @@ import type { WebhookSubscriptionRecord } from '../store/records.js';
 import { EventCatalog } from './catalog.js';
 import { WEBHOOKS, WebhookHub } from './hub.js';
 import type { ForwardTarget, WebhookOptions, WebhookShared } from './shared.js';
-import { generateSecret, urlProblem } from './signing.js';
+import { generateSecret, refusedTarget, urlProblem } from './signing.js';
+import { TargetPolicy } from './targets.js';
 
 export class WebhookService implements WebhookShared {
   readonly catalog: EventCatalog;
   readonly forward: ForwardTarget | null;
+  readonly targets: TargetPolicy;
   private readonly hubs = new Set<{ dispose(): Promise<void> }>();
   private readonly forwardSubscriptions = new Map<string, WebhookSubscriptionRecord>();
 
@@ -23,11 +25,23 @@ export class WebhookService implements WebhookShared {
     readonly logger: Logger,
   ) {
     this.catalog = new EventCatalog(spec);
-    if (options.forwardTo !== null) {
-      const problem = urlProblem(options.forwardTo);
-      if (problem) throw new Error(`--forward-webhooks-to: ${problem}`);
-    }
+    this.targets = new TargetPolicy(options.targets);
+    this.checkForward();
     this.forward = options.forwardTo === null ? null : { url: options.forwardTo, secret: generateSecret(), since: new Date().toISOString() };
+  }
+
+  /** The sandbox listens at `address` on `port` (start.ts, once listening): deliveries never go there. */
+  listeningOn(address: string, port: number): void {
+    this.targets.listeningOn(address, port);
+    this.checkForward();
+  }
+
+  /** Refuses a --forward-webhooks-to URL no delivery could go to, or that the target rules refuse. */
+  private checkForward(): void {
+    const url = this.options.forwardTo;
+    if (url === null) return;
+    const problem = urlProblem(url) ?? refusedTarget(url, this.targets);
+    if (problem) throw new Error(`--forward-webhooks-to: ${problem}`);
   }
 
   /** The namespace part that delivers a namespace's events (inert in the shared fresh state and throwaway copies). */

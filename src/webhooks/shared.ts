@@ -3,12 +3,17 @@
 import type { Logger } from 'pino';
 import type { WebhookSubscriptionRecord } from '../store/records.js';
 import type { EventCatalog } from './catalog.js';
+import type { TargetPolicy } from './targets.js';
 
 export interface WebhookOptions {
   /** Most time a receiver may take to answer an attempt. */
   timeoutMs: number;
+  /** --webhook-pipelining: requests on one connection before their answers come (1: none). */
+  pipelining: number;
   /** --forward-webhooks-to: a subscription to this URL for every merchant account of every namespace. */
   forwardTo: string | null;
+  /** --webhook-target: the only hosts and ranges deliveries may go to (empty: any but the refused ones). */
+  targets: readonly string[];
   /** Self-check mode: every notification body is checked against openapi.json before it is sent. */
   validate: boolean;
 }
@@ -25,6 +30,8 @@ export interface WebhookShared {
   readonly catalog: EventCatalog;
   readonly forward: ForwardTarget | null;
   readonly options: WebhookOptions;
+  /** Where deliveries may go (--webhook-target, and never the sandbox itself). */
+  readonly targets: TargetPolicy;
   readonly logger: Logger;
   /** The --forward-webhooks-to subscription of a merchant account, or undefined without the option. */
   forwardSubscription(merchantAccountId: string): WebhookSubscriptionRecord | undefined;

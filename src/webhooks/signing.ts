@@ -5,6 +5,7 @@
 import * as crypto from 'node:crypto';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { writeLatin1, writeUtf8 } from './buffer-text.js';
+import type { TargetPolicy } from './targets.js';
 
 /** A new subscription secret: 32 random bytes as 64 hex characters. */
 export function generateSecret(): string {
@@ -79,8 +80,7 @@ export function wallClockTimestamp(nowMs = Date.now()): string {
  * the receiver checks x-service-signature instead, so credentials in the URL would be dropped).
  */
 export function urlProblem(url: string): string | null {
-  // Credentials are not echoed back (messages reach logs and the journal).
-  const shown = `'${url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@').slice(0, 200)}'`;
+  const shown = shownUrl(url);
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -98,6 +98,17 @@ export function urlProblem(url: string): string | null {
     return `${shown} has a host that is not ASCII: write it in its xn-- (IDNA) form, ${parsed.protocol}//${parsed.host}${parsed.pathname}${parsed.search}`;
   }
   return null;
+}
+
+/** Why the target rules refuse a URL that urlProblem() accepts (the sandbox itself, a link-local address...), or null. */
+export function refusedTarget(url: string, targets: TargetPolicy): string | null {
+  const refused = targets.urlProblem(new URL(url));
+  return refused === null ? null : `${shownUrl(url)} is refused: ${refused}`;
+}
+
+/** The URL as messages show it: credentials are not echoed back (messages reach logs and the journal). */
+function shownUrl(url: string): string {
+  return `'${url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@').slice(0, 200)}'`;
 }
 
 /** The host (and port) part of an absolute URL as written, or null. */

@@ -87,6 +87,11 @@ describe('loadConfig defaults and sources', () => {
       'ca',
       '--webhook-timeout-ms',
       '2500',
+      '--webhook-pipelining',
+      '1',
+      '--webhook-target',
+      '10.0.0.0/8',
+      '--webhook-target=hooks.internal',
       '--forward-webhooks-to',
       'http://127.0.0.1:3000/hooks',
       '--store',
@@ -127,6 +132,8 @@ describe('loadConfig defaults and sources', () => {
       tlsKey: '/abs/key.pem',
       tlsDir: '/work/app/ca',
       webhookTimeoutMs: 2500,
+      webhookPipelining: 1,
+      webhookTargets: ['10.0.0.0/8', 'hooks.internal'],
       forwardWebhooksTo: 'http://127.0.0.1:3000/hooks',
       store: 'memory',
       nodeId: 'node-7',
@@ -164,6 +171,8 @@ describe('loadConfig defaults and sources', () => {
       SANDBOX_TLS_KEY: 'k.pem',
       SANDBOX_TLS_DIR: '/var/ca',
       SANDBOX_WEBHOOK_TIMEOUT_MS: '3000',
+      SANDBOX_WEBHOOK_PIPELINING: '4',
+      SANDBOX_WEBHOOK_TARGET: 'fd00::/8, *.receivers.internal',
       SANDBOX_FORWARD_WEBHOOKS_TO: 'https://hooks.localhost/in',
       SANDBOX_STORE: 'memory',
       SANDBOX_NODE_ID: 'node-8',
@@ -197,6 +206,8 @@ describe('loadConfig defaults and sources', () => {
       tlsKey: '/work/app/k.pem',
       tlsDir: '/var/ca',
       webhookTimeoutMs: 3000,
+      webhookPipelining: 4,
+      webhookTargets: ['fd00::/8', '*.receivers.internal'],
       forwardWebhooksTo: 'https://hooks.localhost/in',
       store: 'memory',
       nodeId: 'node-8',
@@ -234,6 +245,8 @@ describe('loadConfig defaults and sources', () => {
       tlsKey: 'tls/key.pem',
       tlsDir: '~ca',
       webhookTimeoutMs: 4000,
+      webhookPipelining: 16,
+      webhookTargets: ['192.168.1.20'],
       forwardWebhooksTo: null,
       store: 'memory',
       nodeId: 'node-9',
@@ -445,6 +458,19 @@ describe('loadConfig errors', () => {
     );
     // Both on port 0: two free ports.
     expect(load(['--port', '0', '--https-port', '0']).config).toMatchObject({ port: 0, httpsPort: 0 });
+  });
+
+  it('refuses a webhook target that is not a host, an address or a CIDR range, naming it', () => {
+    expect(usageError(() => load(['--webhook-target', '10.0.0.0/40']))).toBe(
+      "--webhook-target '10.0.0.0/40': the prefix length after / must be 0 to 32 (from flag --webhook-target)",
+    );
+    expect(usageError(() => load([], { SANDBOX_WEBHOOK_TARGET: 'hooks.internal, http://x/' }))).toBe(
+      "--webhook-target 'http://x/': give the host alone (hooks.internal), not a URL (from environment variable SANDBOX_WEBHOOK_TARGET)",
+    );
+    expect(usageError(() => load(['--webhook-target', 'bad host']))).toBe(
+      "--webhook-target 'bad host': give a host name (hooks.internal, or *.internal for every name under it), an IP address or a CIDR range (from flag --webhook-target)",
+    );
+    expect(usageError(() => load(['--webhook-pipelining', '0']))).toContain('--webhook-pipelining');
   });
 
   it('refuses a non-loopback bind without an admin token, from any source', () => {

@@ -155,13 +155,16 @@ describe('failed attempts', () => {
   });
 
   it('a manual retry that fails leaves the delivery failed, with no automatic retry after it', async () => {
-    receiver.answers = [{ status: 200 }, { status: 500 }];
+    // Answers set by phase, not by arrival order: report runs that fall due after the previous test
+    // may be notified beside the buyer update, and deliveries have no guaranteed order.
+    receiver.answers = [{ status: 200 }];
     await subscribe(receiver.url);
     await putBuyer('Delivered Then Retried');
     const delivered = await eventually(
       () => onlyDelivery(),
       (d) => d.status === 'succeeded',
     );
+    receiver.answers = [{ status: 500 }];
     await sb.http.post(`/_sandbox/webhooks/deliveries/${delivered.id}/retry`).expect(202);
     const failed = await eventually(
       () => onlyDelivery(),
@@ -210,8 +213,9 @@ describe('attempts in flight, with a receiver that never answers', () => {
   let hanging: Receiver;
   let healthy: Receiver;
   beforeAll(async () => {
-    // A long timeout: the attempts stay in flight until the test ends them.
-    sb = await startTestSandbox({ webhookTimeoutMs: 60_000 });
+    // A long timeout: the attempts stay in flight until the test ends them. Without pipelining, so
+    // that each attempt has a connection of its own and the 64 connections are the bound.
+    sb = await startTestSandbox({ webhookTimeoutMs: 60_000, webhookPipelining: 1 });
     hanging = await Receiver.start('/hang');
     healthy = await Receiver.start('/healthy');
   });

@@ -158,7 +158,7 @@ describe('steering deliveries', () => {
     expect(overview).toMatchObject({
       forward: null,
       behaviour: { delay_ms: 0, duplicate: false, reorder: false },
-      limits: { concurrency: 64, max_pending: 1000, max_finished_kept: 1000, max_attempts: 8, timeout_ms: 10_000 },
+      limits: { concurrency: 64, pipelining: 16, max_pending: 1000, max_finished_kept: 1000, max_attempts: 8, timeout_ms: 10_000 },
     });
     expect(overview.events).toContain('report-execution.succeeded');
     const stored = (await sb.http.get('/_sandbox/records/webhook_deliveries').expect(200)).body;
