@@ -87,6 +87,7 @@ async function accessibilityViolations(page: Page): Promise<string[]> {
   return result.violations as string[];
 }
 
+const call = (setup: Setup, path: string) => setup.call('GET', path);
 const buttons = (page: Page) => page.getByRole('button').allTextContents();
 
 /** The flow a tester clicks through, in the namespace of `prefix` ('' or /ns/{name}). */
@@ -94,7 +95,9 @@ async function clickThrough(browser: Browser, setup: Setup, prefix: string): Pro
   const { call, receiver } = setup;
   receiver.clear();
   await subscribe(setup, prefix);
-  const context = await browser.newContext({ ignoreHTTPSErrors: setup.sandbox.tls !== null }); // as a phone that trusts the sandbox CA
+  // In a namespace, a phone's window: HTTPS as a phone that trusts the sandbox CA.
+  const viewport = prefix ? { width: 360, height: 740 } : { width: 1280, height: 800 };
+  const context = await browser.newContext({ ignoreHTTPSErrors: setup.sandbox.tls !== null, viewport });
   try {
     const { page, blocked, errors } = await openPage(context);
 
@@ -107,6 +110,8 @@ async function clickThrough(browser: Browser, setup: Setup, prefix: string): Pro
     expect(await buttons(page)).toEqual(['Approve', 'Decline', 'Cancel']);
     expect(await page.locator('dl').textContent()).toContain('Braintree (braintree-card)');
     expect(await accessibilityViolations(page)).toEqual([]);
+    const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, window: window.innerWidth }));
+    expect(widths.page).toBeLessThanOrEqual(widths.window); // no sideways scrolling, on a phone too
     await Promise.all([page.waitForURL(approvalUrl, { waitUntil: 'load' }), page.getByRole('button', { name: 'Approve' }).click()]);
     expect(await page.getByRole('status').textContent()).toBe('The buyer approved this payment method.');
     expect(await buttons(page)).toEqual([]);
@@ -165,6 +170,43 @@ describe('the hosted approval page in Chromium', { timeout: 120_000 }, () => {
 
   it.skipIf(!hasChromium)('approve and decline by clicking, over HTTP', () => clickThrough(browser, plain, ''));
   it.skipIf(!hasChromium)('the same inside a namespace', () => clickThrough(browser, plain, '/ns/browser-team'));
+  it.skipIf(!hasChromium)('the console lists the waiting token with a link to its page, and its Approve decides', async () => {
+    const prefix = '/ns/console-team';
+    plain.receiver.clear();
+    await subscribe(plain, prefix);
+    const context = await browser.newContext();
+    try {
+      const { page, blocked, errors } = await openPage(context);
+      await page.goto(`${plain.sandbox.url}${prefix}/_sandbox/console/approvals`);
+      // The seed has a few tokens waiting; the well-known one among them.
+      const waitingCount = (await call(plain, `${prefix}/_sandbox/records/payment_service_tokens?limit=1000`)).body.items.filter(
+        (t: any) => t.status === 'buyer_approval_required',
+      ).length;
+      const rows = page.locator('#waiting-rows tr');
+      await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(waitingCount);
+      const row = page.locator('#waiting-rows tr', { hasText: WAITING });
+      expect(await row.locator('td').first().textContent()).toBe(WAITING);
+      const link = row.getByRole('link');
+      expect(await link.getAttribute('href')).toBe(`${plain.sandbox.url}${prefix}/_sandbox/hosted/approvals/${WAITING}`);
+      expect(await row.getByRole('button').allTextContents()).toEqual(['Approve', 'Decline', 'Cancel']);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await row.getByRole('button', { name: `Approve token ${WAITING}` }).click();
+      await expect
+        .poll(() => page.locator('#decided-rows tr').first().locator('td').allTextContents(), { timeout: 15_000 })
+        .toEqual([WAITING, 'approved', 'succeeded', expect.stringMatching(/^\d{4}-/)]);
+      await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(waitingCount - 1);
+      expect(await row.count()).toBe(0);
+      const [note] = await plain.receiver.waitFor(1, 'payment-service-token.updated');
+      expect(note.event.target).toMatchObject({ id: WAITING, status: 'succeeded', approval_url: null });
+      await page.goto(`${plain.sandbox.url}${prefix}/_sandbox/hosted/approvals/${WAITING}`);
+      expect(await buttons(page)).toEqual([]);
+      expect(blocked).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it.skipIf(!hasChromium)('the same over HTTPS (--tls), in a namespace too', async () => {
     expect(secure.sandbox.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     await clickThrough(browser, secure, '');
