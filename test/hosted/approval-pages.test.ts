@@ -168,4 +168,28 @@ describe('the hosted approval page', () => {
     expect((await tokenOfApi(WAITING, prefix)).status).toBe('succeeded');
     expect((await tokenOfApi(WAITING)).status).toBe('buyer_approval_required'); // default untouched
   });
+
+  it('builds approval_url from the address the client used: a LAN address and port, as a phone reaches the sandbox', async () => {
+    const lan = await sb.http.get(`/payment-methods/${PM}/payment-service-tokens`).set('authorization', sb.auth).set('host', '192.168.1.20:4010').expect(200);
+    expect(lan.body.items.find((t: any) => t.id === WAITING).approval_url).toBe(`http://192.168.1.20:4010${page(WAITING)}`);
+    const record = await sb.http.get(`/_sandbox/records/payment_service_tokens/${WAITING}`).set('host', '10.0.0.7:8443').expect(200);
+    expect(record.body.approval_url).toBe(`http://10.0.0.7:8443${page(WAITING)}`);
+  });
+
+  it("a payment method whose approval_url is a token's page follows the token; another URL is shown as stored", async () => {
+    const methods = () => sb.http.get('/buyers/payment-methods').set('authorization', sb.auth).expect(200);
+    const methodOf = async (id: string) => (await methods()).body.items.find((m: any) => m.id === id);
+    await sb.http
+      .patch(`/_sandbox/records/payment_methods/${PM}`)
+      .send({ approval_url: `https://anywhere.example${page(WAITING)}` })
+      .expect(200);
+    const listed = await methods();
+    expect(listed.body.items.find((m: any) => m.id === PM).approval_url).toBe(`${new URL(listed.request.url).origin}${page(WAITING)}`);
+    const other = WELL_KNOWN.paymentMethods.cardGb.id;
+    await sb.http.patch(`/_sandbox/records/payment_methods/${other}`).send({ approval_url: 'https://provider.example/approve/42' }).expect(200);
+    expect((await methodOf(other)).approval_url).toBe('https://provider.example/approve/42');
+    await sb.http.post(`/_sandbox/payment-service-tokens/${WAITING}/approval`).send({ decision: 'approve' }).expect(200);
+    expect((await methodOf(PM)).approval_url).toBeNull();
+    expect((await methodOf(other)).approval_url).toBe('https://provider.example/approve/42');
+  });
 });
