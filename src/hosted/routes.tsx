@@ -9,6 +9,7 @@
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Child } from 'hono/jsx';
 import { callOf, type SandboxEnv } from '../http/call.js';
+import { whenRecorded } from '../http/dispatch.js';
 import type { Namespace } from '../namespace/namespace.js';
 import {
   APPROVAL_PATH,
@@ -39,9 +40,11 @@ export function hostedRoutes(before: MiddlewareHandler<SandboxEnv>[]): Hono<Sand
     const found = findToken(c);
     if ('problem' in found) return found.problem;
     const { ns, facts } = found;
-    if (notWaiting(facts.token) === null) return page(c, ns, 'Approve this payment method?', <ApprovalForm facts={facts} action={pagePath(c)} />);
+    // A planned decision that fell due was carried out just now: answered once it is recorded, as the API's reads are.
+    if (notWaiting(facts.token) === null)
+      return whenRecorded(ns.store, page(c, ns, 'Approve this payment method?', <ApprovalForm facts={facts} action={pagePath(c)} />));
     // Decided: the outcome; never waited (processing, paused, ...): said so, 409.
-    return page(c, ns, 'Approval', <ApprovalOutcomePage facts={facts} />, facts.token.approval_outcome ? 200 : 409);
+    return whenRecorded(ns.store, page(c, ns, 'Approval', <ApprovalOutcomePage facts={facts} />, facts.token.approval_outcome ? 200 : 409));
   });
 
   routes.post(`${APPROVAL_PATH}:token_id`, async function decideOnPage(c) {
@@ -64,7 +67,8 @@ export function hostedRoutes(before: MiddlewareHandler<SandboxEnv>[]): Hono<Sand
       return page(c, ns, 'Approval', <ApprovalOutcomePage facts={facts} note={why} />, 409);
     }
     const token = decide(ns, facts.token.id, decision as Decision);
-    return c.body(null, 303, { ...HEADERS, location: redirectAfter(token) ?? pagePath(c) });
+    // The buyer is sent on once the decision is recorded (a data file's change log, a shared sandbox's Redis), as an API answer is.
+    return whenRecorded(ns.store, c.body(null, 303, { ...HEADERS, location: redirectAfter(token) ?? pagePath(c) }));
   });
 
   routes.get(`${COMPLETION_PATH}:transaction_id/complete`, function showCompletionPage(c) {
