@@ -15,7 +15,7 @@ export const paymentMethodHandlers: HandlerMap = {
    */
   listBuyerPaymentMethods(ctx) {
     const { db, query, merchantAccountId } = ctx;
-    const base = ctx.sandboxBase;
+    let base: string | undefined; // parsed only for a method with an approval_url: most lists have none
     const buyerIds = buyerFilter(ctx);
     const items = db.payment_methods.where(
       (pm) =>
@@ -25,7 +25,9 @@ export const paymentMethodHandlers: HandlerMap = {
         (!query.currency || pm.currency === query.currency),
     );
     items.sort(query.sort_by === 'last_used_at' ? byLastUsed(query.order_by) : byCreated(query.order_by));
-    return { body: { items: items.map((pm) => serializePaymentMethod(pm, db, base)) } };
+    return {
+      body: { items: items.map((pm) => (pm.approval_url === null ? serializePaymentMethod(pm) : serializePaymentMethod(pm, db, (base ??= ctx.sandboxBase)))) },
+    };
   },
 
   listPaymentServiceTokens(ctx) {
