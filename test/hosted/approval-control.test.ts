@@ -1,8 +1,8 @@
 // Without a browser: POST /_sandbox/payment-service-tokens/{token_id}/approval decides for the buyer,
 // or plans the decision on the namespace clock (approval that comes by itself, or never comes and the
 // token fails); the transaction's completion page; the console's "Waiting for the buyer" list.
-import { beforeEach, describe, expect, it } from 'vitest';
-import { expectErrorBody, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 import { type Receiver, resetFrozen, useSandboxWithReceiver } from '../webhooks/receiver.js';
 
 const T0 = '2026-11-28T10:00:00.000Z';
@@ -124,5 +124,30 @@ describe('the transaction completion page', () => {
       'No transaction has id 00000000-0000-4000-8000-00000000dead in namespace default',
     );
     expect((await sb.http.get(`/ns/never-made/_sandbox/hosted/transactions/${TX.default.id}/complete`).expect(404)).text).toContain('namespace never-made');
+  });
+});
+
+describe('with an admin token', () => {
+  let sb: TestSandbox;
+  beforeAll(async () => {
+    sb = await startTestSandbox({ adminToken: 'hosted-admin-secret' });
+  });
+  afterAll(() => sb?.server.close());
+
+  it('the buyer decides on the page without it; the control route needs it', async () => {
+    const path = `/_sandbox/hosted/approvals/${WAITING}`;
+    const form = await sb.http.get(path).expect(200);
+    const version = /name="version" value="([^"]+)"/.exec(form.text)?.[1] as string;
+    expectErrorBody(
+      (await sb.http.post(`/_sandbox/payment-service-tokens/${WAITING}/approval`).send({ decision: 'approve' }).expect(401)).body,
+      401,
+      'unauthorized',
+    );
+    await sb.http.post(path).type('form').send({ decision: 'approve', version }).expect(303);
+    const stored = await sb.http
+      .get(`/_sandbox/records/payment_service_tokens/${WAITING}?shape=stored`)
+      .set('authorization', 'Bearer hosted-admin-secret')
+      .expect(200);
+    expect(stored.body).toMatchObject({ status: 'succeeded', approval_outcome: 'approved' });
   });
 });
