@@ -100,11 +100,12 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
       ['payment_method_id', 'payment_methods'],
       ['payment_service_id', 'payment_services'],
     ],
-    // A token made waiting for the buyer gets the sandbox's approval page, as the seeded one has.
+    // A token made waiting for the buyer gets the sandbox's approval page, as the seeded one has, and no outcome.
     derive: async (record) => {
-      if (record.status === 'buyer_approval_required' && record.approval_url == null && typeof record.id === 'string') {
-        record.approval_url = approvalUrl(STORED_ORIGIN, record.id);
-      }
+      if (record.status !== 'buyer_approval_required') return;
+      if (record.approval_url == null && typeof record.id === 'string') record.approval_url = approvalUrl(STORED_ORIGIN, record.id);
+      // Waiting (again): no decision yet.
+      if (record.approval_outcome != null) record.approval_outcome = null;
     },
     // The approval page sends the buyer there: a javascript: or data: URL would run in the sandbox's page.
     problems: (record) => {

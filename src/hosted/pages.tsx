@@ -73,11 +73,16 @@ function Facts(props: { facts: ApprovalFacts }) {
 }
 
 /** The token waits: the three decisions, as a form posted to the same address. */
-export function ApprovalForm(props: { facts: ApprovalFacts; action: string }) {
+export function ApprovalForm(props: { facts: ApprovalFacts; action: string; note?: string }) {
   const { token } = props.facts;
   return (
     <>
       <h1>Approve this payment method?</h1>
+      {props.note ? (
+        <p role="alert" class="hosted-outcome bad">
+          {props.note}
+        </p>
+      ) : null}
       <p class="summary">The merchant asks to store this payment method at the payment service. Nothing is charged now.</p>
       <Facts facts={props.facts} />
       <form method="post" action={props.action} class="hosted-actions">

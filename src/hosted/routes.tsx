@@ -57,14 +57,15 @@ export function hostedRoutes(before: MiddlewareHandler<SandboxEnv>[]): Hono<Sand
       const message = `The form's decision must be one of ${DECISIONS.join(', ')}; got ${typeof decision === 'string' ? `'${decision.slice(0, 40)}'` : 'none'}. Nothing changed.`;
       return page(c, ns, 'Bad request', <HostedProblem title="Bad request" message={message} />, 400);
     }
-    // A second post of the same page (a replay, a double click, a stale tab) finds the token moved on: nothing changes, and the page says so.
-    if (notWaiting(facts.token) !== null || form.version !== facts.token.updated_at) {
-      const why = facts.token.approval_outcome
-        ? `This post changed nothing: the approval was already ${facts.token.approval_outcome} at ${facts.token.updated_at}.`
-        : notWaiting(facts.token) === null
-          ? 'This post changed nothing: the token changed since this page was made; open the page again.'
-          : 'This post changed nothing.';
+    // A second post of the same page (a replay, a double click) finds the token moved on; a stale tab finds it changed: nothing changes, and the page says so.
+    if (notWaiting(facts.token) !== null) {
+      const outcome = facts.token.approval_outcome;
+      const why = outcome ? `This post changed nothing: the approval was already ${outcome} at ${facts.token.updated_at}.` : 'This post changed nothing.';
       return page(c, ns, 'Approval', <ApprovalOutcomePage facts={facts} note={why} />, 409);
+    }
+    if (form.version !== facts.token.updated_at) {
+      const why = 'This post changed nothing: the token changed since this page was made. Decide again on the page as it is now.';
+      return page(c, ns, 'Approve this payment method?', <ApprovalForm facts={facts} action={pagePath(c)} note={why} />, 409);
     }
     const token = decide(ns, facts.token.id, decision as Decision);
     // The buyer is sent on once the decision is recorded (a data file's change log, a shared sandbox's Redis), as an API answer is.

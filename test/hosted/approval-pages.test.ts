@@ -129,7 +129,9 @@ describe('the hosted approval page', () => {
     }
     expect((await sb.http.post(page(WAITING)).set('content-type', 'application/json').send('{"decision":"approve"}')).status).toBe(400);
     // A stale page (its version is not the token's state) changes nothing.
-    expect((await post(page(WAITING), { decision: 'approve', version: '2020-01-01T00:00:00.000Z' }).expect(409)).text).toContain('open the page again');
+    const stale = await post(page(WAITING), { decision: 'approve', version: '2020-01-01T00:00:00.000Z' }).expect(409);
+    expect(stale.text).toContain('This post changed nothing: the token changed since this page was made.');
+    expect([...stale.text.matchAll(BUTTONS)].map((m) => m[1])).toEqual(['approve', 'decline', 'cancel']); // the page as it is now
 
     const after = (await sb.http.get('/_sandbox/records/payment_service_tokens?shape=stored&limit=1000').expect(200)).body.items;
     expect(after).toEqual(before);
@@ -191,5 +193,21 @@ describe('the hosted approval page', () => {
     await sb.http.post(`/_sandbox/payment-service-tokens/${WAITING}/approval`).send({ decision: 'approve' }).expect(200);
     expect((await methodOf(PM)).approval_url).toBeNull();
     expect((await methodOf(other)).approval_url).toBe('https://provider.example/approve/42');
+  });
+
+  it('a token set back to waiting through the records API waits afresh: no outcome, and a post of the old page changes nothing', async () => {
+    const first = await sb.http.get(page(WAITING)).expect(200);
+    await post(page(WAITING), { decision: 'decline', version: versionOf(first.text) }).expect(303);
+    await sb.http
+      .patch(`/_sandbox/records/payment_service_tokens/${WAITING}`)
+      .send({ status: 'buyer_approval_required', updated_at: '2026-11-28T10:05:00.000Z' })
+      .expect(200);
+    expect((await stored(WAITING)).body).toMatchObject({ status: 'buyer_approval_required', approval_outcome: null });
+    expect((await tokenOfApi(WAITING)).approval_url).toMatch(new RegExp(`${page(WAITING)}$`));
+    await post(page(WAITING), { decision: 'approve', version: versionOf(first.text) }).expect(409);
+    expect((await stored(WAITING)).body.status).toBe('buyer_approval_required');
+    const again = await sb.http.get(page(WAITING)).expect(200);
+    await post(page(WAITING), { decision: 'approve', version: versionOf(again.text) }).expect(303);
+    expect((await stored(WAITING)).body).toMatchObject({ status: 'succeeded', approval_outcome: 'approved' });
   });
 });
