@@ -7,6 +7,7 @@ import { authenticate, authorize } from './auth/authenticate.js';
 import { admitOwnedNamespace, ownNamespace, servedByAnyNode } from './cluster/ownership-step.js';
 import { consoleRoutes } from './console/routes.js';
 import { docsRoutes } from './docs/routes.js';
+import { hostedRoutes } from './hosted/routes.js';
 import { limitBodySize } from './http/body-limit.js';
 import { callOf, type SandboxEnv } from './http/call.js';
 import { corsForBrowsers } from './http/cors.js';
@@ -67,6 +68,10 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   const consoleDeps = { control: { handlers: deps.admin.handlers, deps: deps.admin.deps }, apiOperations: deps.api.spec.operations, version: deps.version };
   const consoleParts = [requireAdminToken(config.adminToken), ...own].map(asMiddleware);
   app.route('/', consoleRoutes(consoleDeps, [...firstSteps, ...ownOrigin(true), namespace].map(asMiddleware), every(...consoleParts)));
+
+  // The hosted pages a buyer's browser opens (approval_url, default_completion_url): no admin token, journaled like API calls.
+  const hostedSteps = [...everyRequest, namespace, ...own, recordInJournal(deps.pendingJournals)];
+  app.route('/', hostedRoutes(hostedSteps.map(asMiddleware)));
 
   // The control API (openapi.admin.json): the same pipeline, behind the admin token, not journaled.
   const answerControlCall = pipeline(

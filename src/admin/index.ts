@@ -2,7 +2,9 @@
 // fails if they disagree), and what each is given of its call. It is served by the same pipeline as
 // the API (app.ts), with the admin token step in place of authentication.
 
+import { sandboxBaseOf } from '../http/base-url.js';
 import type { Call } from '../http/call.js';
+import { approvalHandlers } from './approvals.js';
 import { clockHandlers } from './clock.js';
 import { healthHandlers } from './health.js';
 import { journalHandlers } from './journal.js';
@@ -29,6 +31,7 @@ export const adminHandlers: AdminHandlerMap = {
   ...scenarioHandlers,
   ...clockHandlers,
   ...webhookHandlers,
+  ...approvalHandlers,
   ...metricsHandlers,
 };
 
@@ -43,5 +46,6 @@ export function adminContextOf(deps: AdminDeps): (call: Call) => AdminContext {
     headers: call.headers,
     body: call.body,
     requestId: call.requestId,
+    sandboxBase: sandboxBaseOf(call),
   });
 }

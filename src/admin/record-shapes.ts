@@ -8,6 +8,7 @@ import { keyAlgorithmOf, parsePublicKey, thumbprintOf } from '../auth/key-materi
 import { ApiError, type ErrorDetail } from '../errors/api-error.js';
 import { apiShapeOf } from '../resources/api-shapes.js';
 import { connectionSourceOf, defaultConnectionDefinition } from '../resources/connections.js';
+import { approvalUrl, redirectUrlProblem, STORED_ORIGIN } from '../resources/payment-methods/approval.js';
 import type { SpecIndex } from '../spec/operations.js';
 import type { SchemaCompiler } from '../spec/schema-compiler.js';
 import { toErrorDetails } from '../spec/schema-compiler.js';
@@ -100,6 +101,18 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
       ['payment_method_id', 'payment_methods'],
       ['payment_service_id', 'payment_services'],
     ],
+    // A token made waiting for the buyer gets the sandbox's approval page, as the seeded one has, and no outcome.
+    derive: async (record) => {
+      if (record.status !== 'buyer_approval_required') return;
+      if (record.approval_url == null && typeof record.id === 'string') record.approval_url = approvalUrl(STORED_ORIGIN, record.id);
+      // Waiting (again): no decision yet.
+      if (record.approval_outcome != null) record.approval_outcome = null;
+    },
+    // The approval page sends the buyer there: a javascript: or data: URL would run in the sandbox's page.
+    problems: (record) => {
+      const problem = typeof record.redirect_url === 'string' ? redirectUrlProblem(record.redirect_url) : null;
+      return problem ? [{ location: 'body', pointer: '/redirect_url', type: 'url_scheme', message: `Body field 'redirect_url' ${problem}.` }] : [];
+    },
   }),
   network_tokens: owned('NetworkTokenRecord', 'network-token', {
     defaults: () => ({ status: 'active' }),
@@ -169,8 +182,8 @@ function configuredService(collection: CollectionName): Partial<RecordShape> {
 }
 
 /** The record as the API returns it, or as stored for kinds the API returns as stored (and those shownAsStored). */
-export function toApiShape(db: CollectionMap, collection: CollectionName, record: object): unknown {
-  return RECORD_SHAPES[collection].shownAsStored ? record : apiShapeOf(db, collection, record);
+export function toApiShape(db: CollectionMap, collection: CollectionName, record: object, base?: string): unknown {
+  return RECORD_SHAPES[collection].shownAsStored ? record : apiShapeOf(db, collection, record, base);
 }
 
 const validators = new WeakMap<SchemaCompiler, Map<CollectionName, ValidateFunction>>();

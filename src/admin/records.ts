@@ -3,6 +3,7 @@
 // against its schema in openapi.admin.json like API input; output is the API shape by default.
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors/api-error.js';
+import { catchUpApprovals } from '../resources/payment-methods/approval.js';
 import { catchUpReports } from '../resources/reports/scheduler.js';
 import { summarize } from '../spec/operations.js';
 import type { CollectionName } from '../store/records.js';
@@ -87,6 +88,7 @@ export const recordHandlers: AdminHandlerMap = {
 function target(ctx: AdminContext): { collection: CollectionName; db: CollectionMap } {
   // Report schedules and execution statuses follow the clock on every read, as in the API.
   if (ctx.params.collection === 'reports' || ctx.params.collection === 'report_executions') catchUpReports(ctx.ns);
+  if (ctx.params.collection === 'payment_service_tokens') catchUpApprovals(ctx.ns); // decisions planned on the clock, likewise
   return { collection: ctx.params.collection as CollectionName, db: ctx.ns.store.collections };
 }
 
@@ -115,7 +117,7 @@ function existing(ctx: AdminContext): AnyRecord {
 }
 
 function present(ctx: AdminContext, collection: CollectionName, record: AnyRecord): unknown {
-  return ctx.query.shape === 'stored' ? record : toApiShape(ctx.ns.store.collections, collection, record);
+  return ctx.query.shape === 'stored' ? record : toApiShape(ctx.ns.store.collections, collection, record, ctx.sandboxBase);
 }
 
 function objectBody(body: unknown): Record<string, any> {

@@ -74,6 +74,8 @@ export interface AdminContext {
   headers: Record<string, any>;
   body: any;
   requestId: string;
+  /** Where the client reached the sandbox (origin, and /ns/{name} in a namespace): links to hosted pages start with it. */
+  sandboxBase: string;
 }
 
 export type AdminHandler = (ctx: AdminContext) => import('../http/handler.js').HandlerResult | Promise<import('../http/handler.js').HandlerResult>;

@@ -1,6 +1,7 @@
 // Reads for the console's pages, through the control API's handlers with the page request's
 // namespace: what a page shows is what the same GET to /_sandbox would answer.
 import type { AdminContext } from '../admin/types.js';
+import { sandboxBaseOf } from '../http/base-url.js';
 import type { ConsoleView } from './types.js';
 
 /** The body the control operation answers for this view's namespace (no side effect beyond what that GET has). */
@@ -19,6 +20,7 @@ export async function controlRead<T = any>(
     headers: {},
     body: undefined,
     requestId: call.requestId,
+    sandboxBase: sandboxBaseOf(call),
   };
   const result = await deps.control.handlers[operationId](ctx);
   return result.body as T;

@@ -6,6 +6,7 @@ import type { Namespace } from '../namespace/namespace.js';
 import type { Operation } from '../spec/operations.js';
 import type { CollectionName } from '../store/records.js';
 import type { CollectionMap } from '../store/store.js';
+import { sandboxBaseOf } from './base-url.js';
 import { type Call, CallSlot, type Principal } from './call.js';
 import type { JsonPieces } from './json-response.js';
 
@@ -75,6 +76,11 @@ export class OperationContext<S> {
    */
   announce(name: string, collection: CollectionName, record: object, targetJson?: string): void {
     this.ns.announce(name, this.merchantAccountId, collection, record, Number.NaN, this.call.get(DELIVERY_STEERING) ?? null, targetJson);
+  }
+
+  /** Where the client reached the sandbox (origin, and /ns/{name} in a namespace): the base of hosted pages' links. */
+  get sandboxBase(): string {
+    return sandboxBaseOf(this.call);
   }
 
   /** Per-request state another step left for the handler (say, the report lifecycle a scenario chose). */

@@ -9,7 +9,8 @@ import { serializeGiftCard } from './gift-cards/serialize.js';
 import { serializePaymentMethod, serializePaymentServiceToken } from './payment-methods/serialize.js';
 import { serializeExecution, serializeReport } from './reports/serialize.js';
 
-export type ApiSerializer = (db: CollectionMap, record: any) => unknown;
+/** `base`: where links to the sandbox's hosted pages point (the client's address, else the stored origin). */
+export type ApiSerializer = (db: CollectionMap, record: any, base?: string) => unknown;
 
 /** A webhook subscription without its secrets: those are shown by the control API only. */
 export function serializeWebhookSubscription(s: WebhookSubscriptionRecord) {
@@ -28,8 +29,8 @@ export function serializeWebhookSubscription(s: WebhookSubscriptionRecord) {
 export const API_SERIALIZERS: Partial<Record<CollectionName, ApiSerializer>> = {
   api_key_pairs: (db, r) => serializeApiKeyPair(db, r),
   buyers: (_db, r) => serializeBuyer(r),
-  payment_methods: (_db, r) => serializePaymentMethod(r),
-  payment_service_tokens: (_db, r) => serializePaymentServiceToken(r),
+  payment_methods: (db, r, base) => serializePaymentMethod(r, db, base),
+  payment_service_tokens: (_db, r, base) => serializePaymentServiceToken(r, base),
   gift_cards: serializeGiftCard,
   reports: serializeReport,
   report_executions: serializeExecution,
@@ -37,7 +38,7 @@ export const API_SERIALIZERS: Partial<Record<CollectionName, ApiSerializer>> = {
 };
 
 /** The record as the API returns it (as stored for kinds without a serializer). */
-export function apiShapeOf(db: CollectionMap, collection: CollectionName, record: object): unknown {
+export function apiShapeOf(db: CollectionMap, collection: CollectionName, record: object, base?: string): unknown {
   const serialize = API_SERIALIZERS[collection];
-  return serialize ? serialize(db, record) : record;
+  return serialize ? serialize(db, record, base) : record;
 }

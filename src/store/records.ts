@@ -148,6 +148,12 @@ export interface PaymentServiceTokenRecord extends BaseRecord {
   status: PaymentServiceTokenStatus;
   approval_url: string | null;
   token: string;
+  /** Where the sandbox's approval page sends the buyer after a decision (http or https); not shown by the API. */
+  redirect_url?: string | null;
+  /** What the buyer decided on the approval page (or through the control API); not shown by the API. */
+  approval_outcome?: 'approved' | 'declined' | 'cancelled' | null;
+  /** A decision that comes by itself on the namespace clock (POST /_sandbox/payment-service-tokens/{id}/approval with after). */
+  approval_plan?: { decision: 'approve' | 'decline' | 'cancel'; due_at: Timestamp } | null;
 }
 
 export interface NetworkTokenRecord extends BaseRecord {

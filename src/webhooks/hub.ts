@@ -8,6 +8,7 @@ import type { ChangeListener, DeliverySteering } from '../namespace/announce.js'
 import type { Namespace } from '../namespace/namespace.js';
 import { type NamespacePart, PartKey } from '../namespace/part.js';
 import { apiShapeOf } from '../resources/api-shapes.js';
+import { catchUpApprovals, nextApprovalAt, storedBaseOf } from '../resources/payment-methods/approval.js';
 import { catchUpReports, nextReportChangeAt } from '../resources/reports/scheduler.js';
 import type { Collection } from '../store/collection.js';
 import type { CollectionName, WebhookDeliveryRecord, WebhookSubscriptionRecord } from '../store/records.js';
@@ -62,7 +63,7 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
   private indexed: Collection<WebhookSubscriptionRecord> | null = null;
   private indexedChanges = -1;
   private readonly byMerchant = new Map<string, WebhookSubscriptionRecord[]>();
-  private reportsSeen = { reports: -1, executions: -1, collection: null as object | null, at: null as number | null };
+  private reportsSeen = { reports: -1, executions: -1, tokens: -1, collection: null as object | null, at: null as number | null };
   private lastQueueFullLine = 0;
 
   constructor(
@@ -102,9 +103,10 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
     if (!this.wants(merchantAccountId)) return;
     const id = flatUuid();
     const createdAt = Number.isNaN(atMs) ? this.ns.clock.nowIso() : iso(atMs);
-    const target = targetJson ?? JSON.stringify(apiShapeOf(this.ns.store.collections, collection, record));
+    const target = targetJson ?? JSON.stringify(apiShapeOf(this.ns.store.collections, collection, record, storedBaseOf(this.ns.name)));
     this.deliver(name, merchantAccountId, id, eventBody(id, name, createdAt, merchantAccountId, target), steering);
-    if (collection === 'reports' || collection === 'report_executions') this.queue.rearmSoon(); // their next change may have moved
+    // Their next change may have moved (a report created, a decision planned on a token).
+    if (collection === 'reports' || collection === 'report_executions' || collection === 'payment_service_tokens') this.queue.rearmSoon();
   }
 
   /**
@@ -125,7 +127,7 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
       name,
       created_at: Number.isNaN(atMs) ? this.ns.clock.nowIso() : iso(atMs),
       merchant_account_id: merchantAccountId,
-      target: apiShapeOf(this.ns.store.collections, collection, record),
+      target: apiShapeOf(this.ns.store.collections, collection, record, storedBaseOf(this.ns.name)),
     };
     return { event, deliveries: this.deliver(name, merchantAccountId, event.id, JSON.stringify(event), steering) };
   }
@@ -213,19 +215,30 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
   }
 
   catchUp(): void {
-    if (this.receiving) catchUpReports(this.ns); // report statuses then announce what they went through
+    if (!this.receiving) return;
+    catchUpReports(this.ns); // report statuses then announce what they went through
+    catchUpApprovals(this.ns); // and decisions planned on tokens
   }
 
   nextChangeAt(): number | null {
     if (!this.receiving) return null;
     const db = this.ns.store.collections;
     const seen = this.reportsSeen;
-    if (seen.collection !== db.reports || seen.reports !== db.reports.changeCount || seen.executions !== db.report_executions.changeCount) {
+    const tokens = db.payment_service_tokens.changeCount;
+    if (
+      seen.collection !== db.reports ||
+      seen.reports !== db.reports.changeCount ||
+      seen.executions !== db.report_executions.changeCount ||
+      seen.tokens !== tokens
+    ) {
+      const reportsAt = nextReportChangeAt(this.ns, this.ns.clock.now());
+      const approvalAt = nextApprovalAt(this.ns);
       this.reportsSeen = {
         reports: db.reports.changeCount,
         executions: db.report_executions.changeCount,
+        tokens,
         collection: db.reports,
-        at: nextReportChangeAt(this.ns, this.ns.clock.now()),
+        at: reportsAt === null ? approvalAt : approvalAt === null ? reportsAt : Math.min(reportsAt, approvalAt),
       };
     }
     return this.reportsSeen.at;

@@ -31,7 +31,8 @@ describe('POST /transactions/{transaction_id}/session', () => {
     const stored = storedSession();
     expect(res.body).toEqual({
       session_data: stored.session_data,
-      default_completion_url: `https://shop.merchant.example/checkout/${TX.default.id}/complete`,
+      // The sandbox's completion page, at the address this request reached it at.
+      default_completion_url: `${new URL(res.request.url).origin}/_sandbox/hosted/transactions/${TX.default.id}/complete`,
       integration_client: 'web',
     });
     expect(res.body.session_data).toMatchObject({ connector: 'adyen', environment: 'sandbox', expires_in: 900 });
@@ -76,7 +77,12 @@ describe('POST /transactions/{transaction_id}/session', () => {
     const merged = { ...before, return_url: 'https://shop.example/back', environment: 'live', nested: { a: [1, 2] } };
     expect(res.body.session_data).toEqual(merged);
     const next = await session(TX.default.id, `?token=${TX.default.sessionToken}`);
-    expect(next.body).toEqual({ ...res.body, session_data: merged });
+    // Each supertest request may reach the server at another port: the completion page follows the request.
+    expect(next.body).toEqual({
+      ...res.body,
+      session_data: merged,
+      default_completion_url: `${new URL(next.request.url).origin}/_sandbox/hosted/transactions/${TX.default.id}/complete`,
+    });
     expect(store(sb).transactions.get(TX.default.id)!.updated_at).toBe(FROZEN_AT);
     const second = await session(TX.default.id, '', { payload: { extra: true } });
     expect(second.body.session_data).toEqual({ ...merged, extra: true });

@@ -35,10 +35,12 @@ describe('uuids in any letter case', () => {
     const other = await call(transform);
     expect(other.status, JSON.stringify(other.body)).toBe(lower.status);
     expect(other.headers['content-type']).toBe(lower.headers['content-type']);
-    expect(other.text).toBe(lower.text);
+    // Links to the sandbox's hosted pages name the address each request reached (supertest listens anew each time).
+    expect(withoutOrigin(other)).toBe(withoutOrigin(lower));
     expect(await snapshot()).toBe(stateAfterLower);
     return other;
   }
+  const withoutOrigin = (res: Response) => res.text.replaceAll(new URL((res as any).request.url).origin, 'http://sandbox');
   const api = () => sb.http;
   const auth = () => sb.auth;
 

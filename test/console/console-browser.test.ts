@@ -596,7 +596,7 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
 
   it.skipIf(!hasChromium)('passes axe-core WCAG 2.1 A/AA on every page, and is used with Tab and Enter', async () => {
     await api('/ns/a11y/card-scheme-definitions');
-    for (const slug of ['requests', 'scenarios', 'clock', 'records?collection=buyers', 'webhooks', 'namespaces']) {
+    for (const slug of ['requests', 'scenarios', 'clock', 'records?collection=buyers', 'webhooks', 'approvals', 'namespaces']) {
       const { page, context, errors } = await open(`/ns/a11y/_sandbox/console/${slug}`);
       if (slug === 'requests') await poll(() => page.locator('#request-rows tr').count()).toBe(1);
       expect(await accessibilityViolations(page), slug).toEqual([]);
@@ -605,7 +605,7 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     }
     const { page, context } = await open('/ns/a11y/_sandbox/console/clock');
     const focusOrder: string[] = [];
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 11; i++) {
       await page.keyboard.press('Tab');
       focusOrder.push(await page.evaluate(() => (document.activeElement as HTMLElement).textContent?.trim() ?? ''));
     }
@@ -618,6 +618,7 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
       'Clock',
       'Records',
       'Webhooks',
+      'Waiting for the buyer',
       'Namespaces and tokens',
       'Advance 1 minute',
     ]);
@@ -630,7 +631,7 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
   });
 
   it.skipIf(!hasChromium)('fits a narrow window without scrolling sideways', async () => {
-    for (const slug of ['requests', 'clock', 'records?collection=buyers', 'namespaces', 'scenarios', 'webhooks']) {
+    for (const slug of ['requests', 'clock', 'records?collection=buyers', 'namespaces', 'scenarios', 'webhooks', 'approvals']) {
       const { page, context } = await open(`/ns/narrow/_sandbox/console/${slug}`, { width: 400, height: 800 });
       const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, window: window.innerWidth }));
       expect(widths.page, slug).toBeLessThanOrEqual(widths.window);

@@ -9,7 +9,7 @@ import { PAGES } from '../../src/console/pages.js';
 import { expectErrorBody, startTestSandbox, type TestSandbox, useTestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 const ROOT = join(import.meta.dirname, '../..');
-const SLUGS = ['requests', 'scenarios', 'clock', 'records', 'webhooks', 'namespaces'];
+const SLUGS = ['requests', 'scenarios', 'clock', 'records', 'webhooks', 'approvals', 'namespaces'];
 
 describe('console routes, on loopback without an admin token', () => {
   let sb: TestSandbox;
@@ -74,7 +74,7 @@ describe('console routes, on loopback without an admin token', () => {
     expectErrorBody(asset.body, 404, 'not_found');
     const page = await sb.http.get('/_sandbox/console/dashboard');
     expect(page.status).toBe(404);
-    expect(page.body.message).toBe("The console has no page 'dashboard'; its pages: requests, scenarios, clock, records, webhooks, namespaces.");
+    expect(page.body.message).toBe("The console has no page 'dashboard'; its pages: requests, scenarios, clock, records, webhooks, approvals, namespaces.");
     const fragment = await sb.http.get('/_sandbox/console/parts/clock/entry');
     expect(fragment.status).toBe(404);
     const post = await sb.http.post('/_sandbox/console/clock');

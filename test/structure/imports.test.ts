@@ -13,6 +13,7 @@ const LAYERS: string[][] = [
   ['app', 'watch'], //                    the request flow; hot reload
   ['sandbox'], //                         boot: builds what createApp needs
   ['cluster'], //                         a shared sandbox: leases, state in Redis, moving namespaces between nodes
+  ['hosted'], //                          the pages a buyer's browser opens (approval, completion)
   ['console'], //                         the console's pages, read through the control API's handlers
   ['admin', 'docs'], //                   control surfaces
   ['webhooks'], //                        events from changes, signing, the delivery queue

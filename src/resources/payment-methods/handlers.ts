@@ -4,6 +4,7 @@ import type { PaymentMethodRecord } from '../../store/records.js';
 import { compareStrings } from '../compare.js';
 import { findOwned } from '../lookup.js';
 import type { HandlerContext, HandlerMap } from '../types.js';
+import { catchUpApprovals } from './approval.js';
 import { serializePaymentMethod, serializePaymentServiceToken } from './serialize.js';
 
 export const paymentMethodHandlers: HandlerMap = {
@@ -14,6 +15,7 @@ export const paymentMethodHandlers: HandlerMap = {
    */
   listBuyerPaymentMethods(ctx) {
     const { db, query, merchantAccountId } = ctx;
+    let base: string | undefined; // parsed only for a method with an approval_url: most lists have none
     const buyerIds = buyerFilter(ctx);
     const items = db.payment_methods.where(
       (pm) =>
@@ -23,15 +25,20 @@ export const paymentMethodHandlers: HandlerMap = {
         (!query.currency || pm.currency === query.currency),
     );
     items.sort(query.sort_by === 'last_used_at' ? byLastUsed(query.order_by) : byCreated(query.order_by));
-    return { body: { items: items.map(serializePaymentMethod) } };
+    return {
+      body: { items: items.map((pm) => (pm.approval_url === null ? serializePaymentMethod(pm) : serializePaymentMethod(pm, db, (base ??= ctx.sandboxBase)))) },
+    };
   },
 
-  listPaymentServiceTokens({ db, params, query, merchantAccountId }) {
+  listPaymentServiceTokens(ctx) {
+    const { db, params, query, merchantAccountId } = ctx;
+    catchUpApprovals(ctx.ns); // decisions planned on the namespace clock happen when it is read, as report statuses do
     const pm = findOwned(db.payment_methods, params.payment_method_id, merchantAccountId, 'Payment method');
     const items = db.payment_service_tokens.where(
       (t) => t.payment_method_id === pm.id && (!query.payment_service_id || t.payment_service_id === query.payment_service_id),
     );
-    return { body: { items: items.map(serializePaymentServiceToken) } };
+    const base = ctx.sandboxBase;
+    return { body: { items: items.map((t) => serializePaymentServiceToken(t, base)) } };
   },
 
   /** A cryptogram needs a network token of that payment method, both in the merchant account. */

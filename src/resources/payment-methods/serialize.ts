@@ -1,11 +1,15 @@
 import type { PaymentMethodRecord, PaymentServiceTokenRecord } from '../../store/records.js';
+import type { CollectionMap } from '../../store/store.js';
+import { methodApprovalUrl, STORED_ORIGIN, tokenApprovalUrl } from './approval.js';
 
-export function serializePaymentMethod(pm: PaymentMethodRecord) {
+/** `base`: where the client reached the sandbox (approval pages are linked there); the stored origin when no request is at hand (event targets). */
+export function serializePaymentMethod(pm: PaymentMethodRecord, db: CollectionMap | null = null, base = STORED_ORIGIN) {
   const { buyer_id: _buyer, ...api } = pm;
+  if (pm.approval_url !== null) api.approval_url = methodApprovalUrl(db, pm, base);
   return api;
 }
 
-export function serializePaymentServiceToken(t: PaymentServiceTokenRecord) {
+export function serializePaymentServiceToken(t: PaymentServiceTokenRecord, base = STORED_ORIGIN) {
   return {
     type: 'payment-service-token' as const,
     id: t.id,
@@ -14,7 +18,7 @@ export function serializePaymentServiceToken(t: PaymentServiceTokenRecord) {
     created_at: t.created_at,
     updated_at: t.updated_at,
     status: t.status,
-    approval_url: t.approval_url,
+    approval_url: tokenApprovalUrl(t, base),
     token: t.token,
   };
 }

@@ -1,5 +1,6 @@
 import { ApiError } from '../../errors/api-error.js';
 import { findOwned } from '../lookup.js';
+import { shownCompletionUrl } from '../payment-methods/approval.js';
 import type { HandlerMap } from '../types.js';
 
 export const transactionHandlers: HandlerMap = {
@@ -7,7 +8,8 @@ export const transactionHandlers: HandlerMap = {
    * Returns the transaction's session; a `payload` is merged into its session data (connectors that
    * support updates). A `token` query parameter must match the transaction's client session token.
    */
-  updateTransactionSession({ db, params, query, body, merchantAccountId, now }) {
+  updateTransactionSession(ctx) {
+    const { db, params, query, body, merchantAccountId, now } = ctx;
     const transaction = findOwned(db.transactions, params.transaction_id, merchantAccountId, 'Transaction');
     if (query.token !== undefined && query.token !== transaction.session_token) {
       throw ApiError.forbidden(`The session token does not belong to transaction ${transaction.id}.`);
@@ -22,6 +24,6 @@ export const transactionHandlers: HandlerMap = {
       db.transactions.update(transaction.id, { session, updated_at: now });
     }
     const { session_data, default_completion_url, integration_client } = session;
-    return { body: { session_data, default_completion_url, integration_client } };
+    return { body: { session_data, default_completion_url: shownCompletionUrl(default_completion_url, transaction.id, ctx.sandboxBase), integration_client } };
   },
 };
