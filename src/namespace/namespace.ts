@@ -4,7 +4,7 @@
 import { Clock, type ClockState } from '../clock.js';
 import type { CollectionName, StoreData } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import type { ChangeListener, DeliverySteering } from './announce.js';
+import type { ChangeListener, DeliverySteering, TimedChanges } from './announce.js';
 import type { NamespacePart, PartKey } from './part.js';
 
 /** A whole namespace as plain JSON (GET /_sandbox/state). */
@@ -23,6 +23,8 @@ export class Namespace {
   inFlight = 0;
   private readonly parts: (NamespacePart | undefined)[] = [];
   private changeListener: ChangeListener | null = null;
+  /** What changes by itself as the clock runs (set by the part that keeps it: report schedules). */
+  timedChanges: TimedChanges | null = null;
 
   constructor(
     readonly name: string,

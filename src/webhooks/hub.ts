@@ -8,7 +8,6 @@ import type { ChangeListener, DeliverySteering } from '../namespace/announce.js'
 import type { Namespace } from '../namespace/namespace.js';
 import { type NamespacePart, PartKey } from '../namespace/part.js';
 import { apiShapeOf } from '../resources/api-shapes.js';
-import { catchUpReports, nextReportChangeAt } from '../resources/reports/scheduler.js';
 import type { Collection } from '../store/collection.js';
 import type { CollectionName, WebhookDeliveryRecord, WebhookSubscriptionRecord } from '../store/records.js';
 import { flatUuid } from './flat-uuid.js';
@@ -62,7 +61,6 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
   private indexed: Collection<WebhookSubscriptionRecord> | null = null;
   private indexedChanges = -1;
   private readonly byMerchant = new Map<string, WebhookSubscriptionRecord[]>();
-  private reportsSeen = { reports: -1, executions: -1, collection: null as object | null, at: null as number | null };
   private lastQueueFullLine = 0;
 
   constructor(
@@ -104,7 +102,7 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
     const createdAt = Number.isNaN(atMs) ? this.ns.clock.nowIso() : iso(atMs);
     const target = targetJson ?? JSON.stringify(apiShapeOf(this.ns.store.collections, collection, record));
     this.deliver(name, merchantAccountId, id, eventBody(id, name, createdAt, merchantAccountId, target), steering);
-    if (collection === 'reports' || collection === 'report_executions') this.queue.rearmSoon(); // their next change may have moved
+    if (this.ns.timedChanges?.movedBy(collection)) this.queue.rearmSoon(); // their next change may have moved
   }
 
   /**
@@ -213,22 +211,11 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
   }
 
   catchUp(): void {
-    if (this.receiving) catchUpReports(this.ns); // report statuses then announce what they went through
+    if (this.receiving) this.ns.timedChanges?.catchUp(); // report statuses then announce what they went through
   }
 
   nextChangeAt(): number | null {
-    if (!this.receiving) return null;
-    const db = this.ns.store.collections;
-    const seen = this.reportsSeen;
-    if (seen.collection !== db.reports || seen.reports !== db.reports.changeCount || seen.executions !== db.report_executions.changeCount) {
-      this.reportsSeen = {
-        reports: db.reports.changeCount,
-        executions: db.report_executions.changeCount,
-        collection: db.reports,
-        at: nextReportChangeAt(this.ns, this.ns.clock.now()),
-      };
-    }
-    return this.reportsSeen.at;
+    return this.receiving ? (this.ns.timedChanges?.nextChangeAt() ?? null) : null;
   }
 
   /**
