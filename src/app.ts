@@ -3,8 +3,8 @@ import { Hono } from 'hono';
 import { every } from 'hono/combine';
 import { requireAdminToken } from './admin/admin-token.js';
 import { adminContextOf } from './admin/index.js';
+import { servedByAnyNode } from './admin/scope.js';
 import { authenticate, authorize } from './auth/authenticate.js';
-import { admitOwnedNamespace, ownNamespace, servedByAnyNode } from './cluster/ownership-step.js';
 import { consoleRoutes } from './console/routes.js';
 import { docsRoutes } from './docs/routes.js';
 import { hostedRoutes } from './hosted/routes.js';
@@ -16,7 +16,7 @@ import { handleError } from './http/error-handler.js';
 import { OperationContext } from './http/handler.js';
 import { checkHost, hostRuleOf } from './http/host-check.js';
 import { matchOperation } from './http/match-operation.js';
-import { admitNamespace, pathWithoutNamespace, selectNamespace } from './http/namespace.js';
+import { admitNamespace, ownNamespace, pathWithoutNamespace, selectNamespace } from './http/namespace.js';
 import { ownOriginOnly } from './http/origin-check.js';
 import { asMiddleware, pipeline } from './http/pipeline.js';
 import { requestId } from './http/request-id.js';
@@ -51,14 +51,12 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
     ...(allowedOrigins.length ? [corsForBrowsers(exposeHeaders, allowedOrigins)] : []),
   ];
   const namespace = selectNamespace(deps.namespaces); //     /ns/{name}/ prefix or x-sandbox-namespace
-  // A shared sandbox (--store redis://): a namespace is served only by its owner (takes the lease of one that exists, or
-  // waits for a handover, else 503); a new one is leased by the call that creates it (admitted), never before.
-  const { cluster } = deps;
-  const own = cluster ? [ownNamespace(cluster, deps.namespaces)] : [];
-  const ownControl = cluster ? [ownNamespace(cluster, deps.namespaces, servedByAnyNode)] : [];
-  // A new namespace is made only for a caller it knows (503 at the cap).
-  const admit = cluster ? admitOwnedNamespace(cluster, deps.namespaces) : admitNamespace(deps.namespaces);
-  const admitControl = cluster ? admitOwnedNamespace(cluster, deps.namespaces, servedByAnyNode) : admit;
+  // The namespace host serves the namespace before anything reads it (a shared sandbox: only its owner does, taking the
+  // lease of one that exists or waiting for a handover, else 503); a new one is made only for a caller it knows (503 at
+  // the cap), by the host. At the root, health, metrics and what spans namespaces need no owner.
+  const { host } = deps;
+  const [own, ownControl] = [ownNamespace(host), ownNamespace(host, servedByAnyNode)];
+  const [admit, admitControl] = [admitNamespace(host), admitNamespace(host, servedByAnyNode)];
 
   // Documents and their pages: no operation document describes them, so plain Hono routes.
   app.route('/', docsRoutes(everyRequest.map(asMiddleware))); // /docs, /openapi.json, /openapi.admin.json: no auth, not journaled
@@ -66,11 +64,12 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   // The console's pages (HTML, plain Hono routes like /docs): its content behind the admin token, read through the control API's handlers.
   // Its shells and files hold no data: only its parts, past the admin token, need the namespace's owner (they never create it).
   const consoleDeps = { control: { handlers: deps.admin.handlers, deps: deps.admin.deps }, apiOperations: deps.api.spec.operations, version: deps.version };
-  const consoleParts = [requireAdminToken(config.adminToken), ...own].map(asMiddleware);
+  const consoleParts = [requireAdminToken(config.adminToken), own].map(asMiddleware);
   app.route('/', consoleRoutes(consoleDeps, [...firstSteps, ...ownOrigin(true), namespace].map(asMiddleware), every(...consoleParts)));
 
-  // The hosted pages a buyer's browser opens (approval_url, default_completion_url): no admin token, journaled like API calls.
-  const hostedSteps = [...everyRequest, namespace, ...own, recordInJournal(deps.pendingJournals)];
+  // The hosted pages a buyer's browser opens (approval_url, default_completion_url): no admin token, journaled like API
+  // calls. The app under test sends the buyer there (a navigation from its origin); the page's own form posts back.
+  const hostedSteps = [...firstSteps, ...ownOrigin(true), limitBodySize(config.bodyLimitBytes), namespace, own, recordInJournal(deps.pendingJournals)];
   app.route('/', hostedRoutes(hostedSteps.map(asMiddleware)));
 
   // The control API (openapi.admin.json): the same pipeline, behind the admin token, not journaled.
@@ -82,16 +81,16 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
       namespace,
       requireAdminToken(config.adminToken), //                  401/403 when a token is required
       matchOperation(deps.admin.router), //                     operation from openapi.admin.json, else 404/405
-      ...ownControl, //                                         (shared sandbox) at the root, health, metrics and what spans namespaces need no lease
+      ownControl, //                                            the host serves the namespace (at the root: health, metrics, ... need none)
       admitControl,
       validate(), //                                            400 with one detail per problem
     ],
     dispatch({
       handlers: deps.admin.handlers,
       contextOf: adminContextOf(deps.admin.deps),
-      // Reset, imports and the records API may change the default namespace's file-backed store (?all=true too);
-      // in a shared sandbox the request's namespace's, with its clock, scenarios and webhook behaviour when they changed.
-      recordedIn: cluster ? (call) => cluster.storeOfControlCall(call.ns) : () => deps.namespaces.get().store,
+      // Reset, imports and the records API change a store (one process: the default namespace's file; a shared sandbox:
+      // the request's namespace's, with its clock, scenarios and webhook behaviour when they changed).
+      recordedIn: (call) => host.storeOfControlCall(call.ns),
       validateResponses,
     }),
     onError,
@@ -103,7 +102,7 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
     [
       ...everyRequest,
       namespace,
-      ...own, //                                                  (shared sandbox) this node owns the namespace
+      own, //                                                     the host serves the namespace
       recordInJournal(deps.pendingJournals), //                 every API request and its response
       checkScenarioHeaders(deps), //                              400 for unknown x-sandbox-scenario names or a Prefer: code that cannot be
       matchOperation(deps.api.router), //                         operation from openapi.json, else 404/405

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { seedData } from '../fixtures/seed-cache.js';
 import { assertSafeExposure } from './admin/exposure.js';
 import { adminHandlers } from './admin/index.js';
+import { namespaceViews } from './admin/namespaces.js';
 import { dataFileRecordCheck, dataFileReferenceCheck } from './admin/snapshot.js';
 import type { AdminDeps, AdminHandlerMap } from './admin/types.js';
 import { TokenCache } from './auth/verify-token.js';
@@ -21,8 +22,11 @@ import { PendingJournals } from './journal/pending.js';
 import { createLogger } from './logging/logger.js';
 import { RequestMetrics } from './logging/metrics.js';
 import type { RequestStats } from './logging/request-log.js';
+import type { NamespaceHost } from './namespace/host.js';
+import { LocalHost } from './namespace/local-host.js';
 import { NamespaceRegistry } from './namespace/registry.js';
 import { apiHandlers } from './resources/index.js';
+import { approvalTimedChanges } from './resources/payment-methods/approval.js';
 import { reportClockKind } from './resources/reports/scheduler.js';
 import type { HandlerMap, HandlerServices } from './resources/types.js';
 import { builtInScenarios } from './scenarios/catalog-cache.js';
@@ -70,8 +74,8 @@ export interface SandboxDeps {
   stats: RequestStats;
   /** This process's id (x-sandbox-node): --node-id, else host:port once it listens (start.ts). */
   node: NodeName;
-  /** With --store redis://: this node of the shared sandbox (joins once listening: start.ts); null for one process. */
-  cluster: Cluster | null;
+  /** Where namespaces live: this process alone, or with --store redis:// a node of the shared sandbox (joins once listening: start.ts). */
+  host: NamespaceHost;
   tokenCache: TokenCache;
   services: HandlerServices;
   /** Event catalog, delivery transport and options shared by every namespace's webhooks; close() stops them. */
@@ -145,10 +149,12 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     cap: config.namespaceCap,
     idleMs: config.namespaceIdleSeconds * 1000,
     parts,
+    timedChanges: [approvalTimedChanges],
     onCapReached: capWarning(logger, config),
     shared: cluster?.registryHooks(),
   });
   cluster?.attach(namespaces);
+  const host: NamespaceHost = cluster ?? new LocalHost(namespaces, namespaceViews, config.dataFile);
   const version = packageVersion();
   const stats: RequestStats = { requests: 0, metrics: new RequestMetrics() };
   const node: NodeName = { id: config.nodeId ?? '' };
@@ -164,7 +170,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     dataFile: config.dataFile,
     stats,
     node,
-    cluster,
+    host,
   };
   return {
     config,
@@ -179,7 +185,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     journalFeed,
     stats,
     node,
-    cluster,
+    host,
     tokenCache: new TokenCache(),
     services: await sandboxServices(),
     webhooks,

@@ -62,22 +62,20 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     }
   } catch (err) {
     await Promise.all(servers.map(closeServer));
-    await deps.cluster?.close();
+    await deps.host.close();
     throw err;
   }
   const watcher = deps.config.watch ? watchSources(deps, deps.logger) : null; // --watch: reload fixtures (and scenarios)
   const portOf = (server: ServerType) => (server.address() as AddressInfo).port;
   const url = urlOf(config.host, portOf(servers[0]), mainPortTls(config));
   deps.node.id ||= `${config.host.includes(':') ? `[${config.host}]` : config.host}:${portOf(servers[0])}`; // x-sandbox-node without --node-id
-  if (deps.cluster) {
-    try {
-      await deps.cluster.start(deps.node.id, url); // a shared sandbox: joins the cluster under that id
-    } catch (err) {
-      watcher?.close();
-      await Promise.all(servers.map(closeServer));
-      await deps.cluster.close();
-      throw err;
-    }
+  try {
+    await deps.host.start(deps.node.id, url); // a shared sandbox: joins the others under that id
+  } catch (err) {
+    watcher?.close();
+    await Promise.all(servers.map(closeServer));
+    await deps.host.close();
+    throw err;
   }
   const httpsUrl = mainPortTls(config) ? url : servers[1] ? urlOf(config.host, portOf(servers[1]), true) : null;
   return {
@@ -95,9 +93,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
       deps.journalFeed.closeAll(); // open event streams end, so their connections can close
       await Promise.all(servers.map(closeServer));
       await deps.webhooks.close(); // timers and attempts in flight stop; pending deliveries stay recorded
-      if (deps.cluster)
-        await deps.cluster.close(); // every namespace written to Redis and its lease released
-      else await deps.namespaces.get(DEFAULT_NAMESPACE).store.flush();
+      await deps.host.close(); // pending writes flushed (a shared sandbox: every namespace written to Redis, its lease released)
     },
   };
 }

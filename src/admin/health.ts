@@ -9,13 +9,8 @@ const startedAt = Date.now();
 
 export const healthHandlers: AdminHandlerMap = {
   getHealth({ deps, ns, scoped }) {
-    const cluster = deps.cluster?.health() ?? null;
-    const store = cluster
-      ? { kind: 'redis', address: cluster.store.address, status: cluster.store.status, problem: cluster.problem }
-      : deps.dataFile
-        ? { kind: 'file', address: deps.dataFile, status: 'ok' }
-        : { kind: 'memory', status: 'ok' };
-    const status = cluster && !cluster.ready ? 'unavailable' : cluster?.store.status === 'unavailable' ? 'degraded' : 'ok';
+    const { ready, store, owned } = deps.host.health();
+    const status = !ready ? 'unavailable' : store.status === 'unavailable' ? 'degraded' : 'ok';
     return {
       status: status === 'unavailable' ? 503 : 200,
       body: {
@@ -26,7 +21,7 @@ export const healthHandlers: AdminHandlerMap = {
         namespace: ns.name,
         uptime_seconds: (Date.now() - startedAt) / 1000,
         store,
-        ...(cluster ? { owned_namespaces: cluster.owned } : {}),
+        ...(owned ? { owned_namespaces: owned } : {}),
         namespaces: namespaceCounts(deps, scoped ? ns : null),
       },
     };

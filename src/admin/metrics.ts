@@ -1,5 +1,5 @@
 // GET /_sandbox/metrics: the Prometheus text format, made by prom-client from counters kept in
-// plain numbers (logging/metrics.ts on the request path; the cluster's own), read only when
+// plain numbers (logging/metrics.ts on the request path; the namespace host's own), read only when
 // scraped. prom-client is loaded on the first scrape: a sandbox nobody scrapes never loads it.
 // The figures are the whole process's (every namespace's requests): served at the root only.
 import { LATENCY_BUCKETS } from '../logging/metrics.js';
@@ -46,20 +46,20 @@ async function registryOf(deps: AdminDeps): Promise<Registry> {
       }),
     ),
   );
-  const cluster = () => deps.cluster?.metrics() ?? null;
+  const host = () => deps.host.metrics();
   metric(
     collected('payments_sandbox_namespaces', 'Namespaces held by this process (in a shared sandbox: those whose lease it holds).', 'gauge', () => [
-      { value: cluster()?.owned ?? deps.namespaces.count + 1 },
+      { value: host().held },
     ]),
   );
   metric(
     collected('payments_sandbox_store_round_trips_total', 'Round trips to the shared store (Redis): appends, snapshots, leases, loads.', 'counter', () => [
-      { value: cluster()?.storeRoundTrips ?? 0 },
+      { value: host().storeRoundTrips },
     ]),
   );
   metric(
     collected('payments_sandbox_store_failures_total', 'Round trips to the shared store that failed (Redis unreachable, a write refused).', 'counter', () => [
-      { value: cluster()?.storeFailures ?? 0 },
+      { value: host().storeFailures },
     ]),
   );
   metric(
@@ -67,10 +67,7 @@ async function registryOf(deps: AdminDeps): Promise<Registry> {
       'payments_sandbox_lease_changes_total',
       'Namespace leases this node acquired, released (handed over) and lost (lapsed or taken).',
       'counter',
-      () => {
-        const changes = cluster()?.leaseChanges ?? { acquired: 0, released: 0, lost: 0 };
-        return Object.entries(changes).map(([change, value]) => ({ labels: { change }, value }));
-      },
+      () => Object.entries(host().leaseChanges).map(([change, value]) => ({ labels: { change }, value })),
     ),
   );
   return registry;

@@ -4,17 +4,19 @@
 
 import { ApiError } from '../errors/api-error.js';
 import { JOURNAL } from '../journal/journal.js';
+import type { NamespaceItem, NamespaceViews } from '../namespace/host.js';
 import type { Namespace } from '../namespace/namespace.js';
 import { DEFAULT_NAMESPACE } from '../namespace/registry.js';
+import { resetNamespace } from './reset.js';
 import { onlyAtRoot } from './scope.js';
 import { recordCounts } from './snapshot.js';
-import type { AdminDeps, AdminHandlerMap, NamespaceItem } from './types.js';
+import type { AdminDeps, AdminHandlerMap } from './types.js';
 
 export const namespaceHandlers: AdminHandlerMap = {
   /** Through a namespace, only that one (other namespaces are seen at the root only). */
   async listNamespaces({ deps, ns: own, scoped }) {
     // A shared sandbox's root lists every node's namespaces (through Redis and each node).
-    const items = !scoped && deps.cluster ? await deps.cluster.listNamespaces() : (scoped ? [own] : deps.namespaces.list()).map(namespaceItem);
+    const items = scoped ? [namespaceItem(own)] : await deps.host.list();
     return { body: { items, ...namespaceCounts(deps, scoped ? own : null) } };
   },
 
@@ -26,7 +28,7 @@ export const namespaceHandlers: AdminHandlerMap = {
         { location: 'path', pointer: '/name', type: 'value_error', message: 'Name a namespace other than default.' },
       ]);
     }
-    const deleted = deps.cluster ? await deps.cluster.dropNamespace(params.name) : deps.namespaces.delete(params.name);
+    const deleted = await deps.host.drop(params.name);
     if (!deleted) throw ApiError.notFound(`There is no namespace ${params.name}.`);
     return { status: 204 };
   },
@@ -42,6 +44,9 @@ export function namespaceItem(ns: Namespace): NamespaceItem {
     journal_dropped: ns.existingPart(JOURNAL)?.dropped ?? 0,
   };
 }
+
+/** How every host lists and resets a namespace. */
+export const namespaceViews: NamespaceViews = { describe: namespaceItem, reset: resetNamespace };
 
 /**
  * How many namespaces exist besides default, the most kept, how long one must be idle to be

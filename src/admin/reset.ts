@@ -3,6 +3,7 @@
 // test can still read what its client sent, unless `journal` asks for it to be cleared too.
 import { JOURNAL } from '../journal/journal.js';
 import type { Namespace } from '../namespace/namespace.js';
+import type { NamespaceRegistry } from '../namespace/registry.js';
 import { onlyAtRoot } from './scope.js';
 import type { AdminHandlerMap } from './types.js';
 
@@ -13,12 +14,15 @@ export const resetHandlers: AdminHandlerMap = {
     if (all) onlyAtRoot(ctx, 'A reset of every namespace (all=true)');
     const clearJournal = Boolean(query.journal ?? body?.journal);
     // A shared sandbox: every node resets the namespaces it owns, and those nobody holds are reset in Redis.
-    if (all && deps.cluster) return { body: { namespaces: await deps.cluster.resetAll(clearJournal), journal_cleared: clearJournal } };
-    const targets: Namespace[] = all ? deps.namespaces.list() : [ns];
-    for (const target of targets) {
-      deps.namespaces.reset(target.name);
-      if (clearJournal) target.existingPart(JOURNAL)?.clear();
-    }
-    return { body: { namespaces: targets.map((t) => t.name), journal_cleared: clearJournal } };
+    const names = all ? await deps.host.resetAll(clearJournal) : [resetNamespace(deps.namespaces, ns.name, clearJournal).name];
+    return { body: { namespaces: names, journal_cleared: clearJournal } };
   },
 };
+
+/** One namespace back to the fixtures, its journal cleared too when asked (every host resets one this way). */
+export function resetNamespace(registry: NamespaceRegistry, name: string, clearJournal: boolean): Namespace {
+  registry.reset(name);
+  const ns = registry.peek(name) as Namespace;
+  if (clearJournal) ns.existingPart(JOURNAL)?.clear();
+  return ns;
+}

@@ -1,6 +1,7 @@
 import type { NodeName } from '../http/request-id.js';
 import type { JournalFeed } from '../journal/feed.js';
 import type { RequestStats } from '../logging/request-log.js';
+import type { NamespaceHost } from '../namespace/host.js';
 import type { Namespace } from '../namespace/namespace.js';
 import type { NamespaceRegistry } from '../namespace/registry.js';
 import type { ScenarioCatalog } from '../scenarios/types.js';
@@ -29,35 +30,8 @@ export interface AdminDeps {
   stats: RequestStats;
   /** This process's id (x-sandbox-node). */
   node: NodeName;
-  /** With --store redis://: this node's part in the shared sandbox (cluster/); null for one process. */
-  cluster: ClusterControl | null;
-}
-
-/** A namespace as GET /_sandbox/namespaces lists it. */
-export interface NamespaceItem {
-  name: string;
-  last_used_at: string;
-  record_counts: Record<string, number>;
-  journal_size: number;
-  /** Entries its journal dropped (oldest first) since the namespace was made: its entry count or byte budget was reached. */
-  journal_dropped: number;
-  /** In a shared sandbox: the node that owns it, and its lease's epoch (null: nobody holds it now). */
-  node?: string | null;
-  epoch?: number | null;
-}
-
-/** What the control API asks of the shared sandbox (src/cluster/ implements it). */
-export interface ClusterControl {
-  /** The node, its store and the namespaces it owns (GET /_sandbox/health); `ready` false: answer 503. */
-  health(): { ready: boolean; store: { kind: 'redis'; address: string; status: 'connected' | 'unavailable' }; owned: string[]; problem: string | null };
-  /** Every namespace of every node (an error names a node that did not answer). */
-  listNamespaces(): Promise<NamespaceItem[]>;
-  /** Resets every namespace of every node; returns their names. */
-  resetAll(clearJournal: boolean): Promise<string[]>;
-  /** Drops a namespace wherever it lives (its state in Redis too); false when there is none of that name. */
-  dropNamespace(name: string): Promise<boolean>;
-  /** Gauges and counters for GET /_sandbox/metrics. */
-  metrics(): { owned: number; storeRoundTrips: number; storeFailures: number; leaseChanges: Record<'acquired' | 'released' | 'lost', number> };
+  /** Where namespaces live (this process alone, or a shared sandbox): listing, dropping and resetting them all ask it. */
+  host: NamespaceHost;
 }
 
 /** What a control-API handler receives: the sandbox's admin deps and the request's namespace and input. */

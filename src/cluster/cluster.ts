@@ -9,15 +9,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { namespaceItem } from '../admin/namespaces.js';
-import type { ClusterControl, NamespaceItem } from '../admin/types.js';
+import { resetNamespace } from '../admin/reset.js';
 import type { SandboxConfig } from '../config.js';
 import { ApiError } from '../errors/api-error.js';
-import { JOURNAL } from '../journal/journal.js';
+import type { HostedCall, NamespaceHost, NamespaceItem } from '../namespace/host.js';
 import type { Namespace } from '../namespace/namespace.js';
 import type { NamespaceOptions, NamespaceRegistry } from '../namespace/registry.js';
 import type { Store } from '../store/store.js';
 import { Ownership } from './owner.js';
 import { connectRedis, KEYS, nsKeys, type SandboxRedis } from './redis.js';
+import { admitNamespace, ownNamespace } from './serve-namespace.js';
 
 /** How often journals and step counters of the namespaces in use are written (what a kill -9 may lose of them). */
 export const VOLATILE_EVERY_MS = 250;
@@ -36,9 +37,9 @@ interface Reply {
   dropped?: boolean;
 }
 
-export class Cluster implements ClusterControl {
+export class Cluster implements NamespaceHost {
   readonly ownership: Ownership;
-  private registry!: NamespaceRegistry;
+  registry!: NamespaceRegistry;
   private nodeId = '';
   /** This process: a lease names it besides the node id, so a later process under the same id never passes for it. */
   private readonly instance = randomBytes(6).toString('hex');
@@ -171,21 +172,29 @@ export class Cluster implements ClusterControl {
     );
   }
 
+  own<C extends HostedCall>(call: C, anyNode: (call: C) => boolean): void | Promise<void> {
+    return ownNamespace(this, call, anyNode);
+  }
+
+  admit(name: string): Namespace | Promise<Namespace> {
+    return admitNamespace(this, this.registry, name);
+  }
+
   health() {
     const connected = this.redis.client.status === 'ready';
+    const problem = connected
+      ? null
+      : `Redis at ${this.redis.address} cannot be reached: reads of the namespaces this node owns are served while their leases last, writes are answered 503; it reconnects by itself`;
     return {
       ready: this.ready && !this.closing,
-      store: { kind: 'redis' as const, address: this.redis.address, status: connected ? ('connected' as const) : ('unavailable' as const) },
+      store: { kind: 'redis' as const, address: this.redis.address, status: connected ? ('connected' as const) : ('unavailable' as const), problem },
       owned: [...this.ownership.owned.keys()].sort(),
-      problem: connected
-        ? null
-        : `Redis at ${this.redis.address} cannot be reached: reads of the namespaces this node owns are served while their leases last, writes are answered 503; it reconnects by itself`,
     };
   }
 
   metrics() {
     return {
-      owned: this.ownership.owned.size,
+      held: this.ownership.owned.size,
       storeRoundTrips: this.ownership.counters.roundTrips,
       storeFailures: this.ownership.counters.failures,
       leaseChanges: { ...this.ownership.leaseChanges },
@@ -205,7 +214,7 @@ export class Cluster implements ClusterControl {
     return ns.store;
   }
 
-  async listNamespaces(): Promise<NamespaceItem[]> {
+  async list(): Promise<NamespaceItem[]> {
     const replies = await this.ask({ type: 'list' });
     const items = new Map<string, NamespaceItem>();
     for (const reply of replies) for (const item of reply.items ?? []) items.set(item.name, item);
@@ -284,7 +293,7 @@ export class Cluster implements ClusterControl {
   }
 
   /** Drops a namespace wherever it lives; false when the shared sandbox has none of that name. */
-  async dropNamespace(name: string): Promise<boolean> {
+  async drop(name: string): Promise<boolean> {
     const known = (await this.redis.client.sismember(KEYS.namespaces, name)) === 1;
     const replies = await this.ask({ type: 'drop', ns: name });
     const dropped = replies.some((r) => r.dropped);
@@ -398,9 +407,7 @@ export class Cluster implements ClusterControl {
     } else if (request.type === 'reset') {
       reply.names = [];
       for (const ns of request.names ? mine.filter((n) => request.names?.includes(n.name)) : mine) {
-        this.registry.reset(ns.name);
-        const reset = this.registry.peek(ns.name) as Namespace;
-        if (request.journal) reset.existingPart(JOURNAL)?.clear();
+        const reset = resetNamespace(this.registry, ns.name, request.journal === true);
         this.noteControlCall(reset);
         // Said to be reset only once Redis has it (a write refused, or Redis lost, leaves it to the asker to report).
         const written =

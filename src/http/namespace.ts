@@ -8,7 +8,10 @@
 // would be namespace team-1 served by whichever node the ring gives te%61m-1: two owners of team-1.
 import { getPath } from 'hono/utils/url';
 import { ApiError } from '../errors/api-error.js';
+import type { NamespaceHost } from '../namespace/host.js';
+import type { Namespace } from '../namespace/namespace.js';
 import { DEFAULT_NAMESPACE, NAMESPACE_NAME, NamespaceRegistry } from '../namespace/registry.js';
+import type { Call } from './call.js';
 import type { Step } from './pipeline.js';
 
 export const NAMESPACE_HEADER = 'x-sandbox-namespace';
@@ -107,22 +110,62 @@ export function selectNamespace(registry: NamespaceRegistry): Step {
 }
 
 /**
- * Creates the request's namespace if it is new, now that the caller is known: a verified token
- * (or --auth none) on the API, or the admin token on the control API (a 503 at the cap). A call of
- * an operation that needs no credentials may not create one: it is answered from a copy made for it.
+ * Makes sure the process serves the call's namespace before anything reads it (a shared sandbox:
+ * its lease, loading it or waiting for a handover); then the call has the namespace as the host
+ * holds it. `anyNode`: calls not bound to a namespace, which any process of a shared sandbox answers.
+ * One process's host has nothing to do: the step then does nothing.
  */
-export function admitNamespace(registry: NamespaceRegistry): Step {
+export function ownNamespace(host: NamespaceHost, anyNode: (call: Call) => boolean = () => false): Step {
+  const own = host.own?.bind(host);
+  return {
+    name: 'own namespace',
+    requires: ['namespace'],
+    before: own
+      ? (call) => {
+          const waiting = own(call, anyNode);
+          if (waiting) return waiting.then(() => rebind(call, host.registry));
+        }
+      : undefined,
+  };
+}
+
+/** The call's namespace is now the one the registry holds (or, never created, the fresh state admit makes it from). */
+function rebind(call: Call, registry: NamespaceRegistry): void {
+  const ns = registry.find(call.namespaceName);
+  if (ns === call.ns) return;
+  if (call.ns?.admitted) call.ns.inFlight--;
+  if (ns) {
+    call.ns = ns;
+    ns.inFlight++;
+  } else call.ns = registry.unadmitted(call.namespaceName);
+}
+
+/**
+ * Creates the request's namespace if it is new, now that the caller is known: a verified token
+ * (or --auth none) on the API, or the admin token on the control API (a 503 at the cap, or when
+ * another process of a shared sandbox holds it). A call of an operation that needs no credentials,
+ * and one any process answers (`anyNode`), may not create one: it is answered from a copy made for it.
+ */
+export function admitNamespace(host: NamespaceHost, anyNode: (call: Call) => boolean = () => false): Step {
+  const { registry } = host;
   return {
     name: 'admit namespace',
     requires: ['namespace'],
     before(call) {
       if (call.ns.admitted) return;
-      if (call.principal?.kind === 'anonymous') {
+      if (call.principal?.kind === 'anonymous' || anyNode(call)) {
         call.ns = registry.throwaway(call.namespaceName);
         return;
       }
-      call.ns = registry.admit(call.namespaceName);
-      call.ns.inFlight++;
+      const admitted = host.admit(call.namespaceName);
+      if (admitted instanceof Promise) return admitted.then((ns) => enter(call, ns));
+      enter(call, admitted);
     },
   };
+}
+
+/** The call is in namespace `ns` now (counted in flight until it ends: selectNamespace's after). */
+function enter(call: Call, ns: Namespace): void {
+  call.ns = ns;
+  ns.inFlight++;
 }

@@ -40,3 +40,16 @@ export interface DeliverySteering {
   /** Its deliveries that fall due together go out newest first, one at a time. */
   reorder?: boolean;
 }
+
+/**
+ * Records that change by themselves as the namespace clock runs (report schedules), yet only when
+ * asked: whoever must hear of those changes on time (webhooks) catches them up when they fall due.
+ */
+export interface TimedChanges {
+  /** Brings them up to the namespace clock, announcing what happened. */
+  catchUp(): void;
+  /** When they next change by themselves, on the namespace clock; null when nothing will. */
+  nextChangeAt(): number | null;
+  /** Whether a change to a record of `collection` may move nextChangeAt. */
+  movedBy(collection: CollectionName): boolean;
+}

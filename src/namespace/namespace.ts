@@ -4,7 +4,7 @@
 import { Clock, type ClockState } from '../clock.js';
 import type { CollectionName, StoreData } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import type { ChangeListener, DeliverySteering } from './announce.js';
+import type { ChangeListener, DeliverySteering, TimedChanges } from './announce.js';
 import type { NamespacePart, PartKey } from './part.js';
 
 /** A whole namespace as plain JSON (GET /_sandbox/state). */
@@ -23,6 +23,8 @@ export class Namespace {
   inFlight = 0;
   private readonly parts: (NamespacePart | undefined)[] = [];
   private changeListener: ChangeListener | null = null;
+  /** What changes by itself as the clock runs (report schedules, planned approvals): each registers itself. */
+  private readonly timed: TimedChanges[] = [];
 
   constructor(
     readonly name: string,
@@ -31,7 +33,33 @@ export class Namespace {
     /** Kept by the registry; false for the shared fresh state and a one-request copy (registry.ts). */
     readonly admitted = true,
   ) {
+    for (const make of kinds.timed) this.addTimedChanges(make(this));
     for (const kind of kinds.kinds) if (kind.eager) this.part(kind.key);
+  }
+
+  /** Registers records that change by themselves as the clock runs (webhooks catch them up when due). */
+  addTimedChanges(changes: TimedChanges): void {
+    this.timed.push(changes);
+  }
+
+  /** Brings every timed change up to the namespace clock, announcing what happened. */
+  catchUpTimedChanges(): void {
+    for (const changes of this.timed) changes.catchUp();
+  }
+
+  /** The soonest instant a timed change comes by itself, on the namespace clock; null when none will. */
+  nextTimedChangeAt(): number | null {
+    let next: number | null = null;
+    for (const changes of this.timed) {
+      const at = changes.nextChangeAt();
+      if (at !== null && (next === null || at < next)) next = at;
+    }
+    return next;
+  }
+
+  /** Whether a change to a record of `collection` may move nextTimedChangeAt. */
+  timedChangesMovedBy(collection: CollectionName): boolean {
+    return this.timed.some((changes) => changes.movedBy(collection));
   }
 
   /** The namespace's part of that kind, made on first use. */
@@ -164,7 +192,11 @@ export interface PartKind<P extends NamespacePart = NamespacePart> {
 export class PartKinds {
   private readonly byIndex: (PartKind | undefined)[] = [];
 
-  constructor(readonly kinds: readonly PartKind[]) {
+  constructor(
+    readonly kinds: readonly PartKind[],
+    /** What else changes by itself on the clock, made with each namespace (it keeps no state of its own). */
+    readonly timed: readonly ((ns: Namespace) => TimedChanges)[] = [],
+  ) {
     for (const kind of kinds) this.byIndex[kind.key.index] = kind as PartKind;
   }
 

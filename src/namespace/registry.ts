@@ -12,6 +12,7 @@
 import { ApiError } from '../errors/api-error.js';
 import type { StoreData } from '../store/records.js';
 import { Store } from '../store/store.js';
+import type { TimedChanges } from './announce.js';
 import { Namespace, type PartKind, PartKinds } from './namespace.js';
 
 export const DEFAULT_NAMESPACE = 'default';
@@ -31,6 +32,8 @@ export interface NamespaceOptions {
   idleMs: number;
   /** Every kind of part a namespace of this sandbox has. */
   parts: readonly PartKind[];
+  /** What changes by itself on a namespace's clock beyond its parts (planned approvals). */
+  timedChanges?: readonly ((ns: Namespace) => TimedChanges)[];
   /** Called when a new namespace is refused at the cap (for the log). */
   onCapReached?: (refused: string, retryAfterSeconds: number) => void;
   /**
@@ -55,7 +58,7 @@ export class NamespaceRegistry {
   private readonly watched = new Map<string, number>();
 
   constructor(private readonly options: NamespaceOptions) {
-    this.kinds = new PartKinds(options.parts);
+    this.kinds = new PartKinds(options.parts, options.timedChanges);
     if (!options.shared) this.register(new Namespace(DEFAULT_NAMESPACE, options.defaultStore ?? Store.sharing(this.template()), this.kinds));
   }
 

@@ -6,8 +6,7 @@
 // 429 or 503, and no condition can never hold (a JSON pointer with a bad escape, a body condition on
 // an operation that takes no body). Every problem is given with a JSON pointer into what was written.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { checkPlan, DEFAULT_LIFECYCLE, type LifecyclePlan } from '../resources/reports/lifecycle.js';
-import { OPERATIONS_TAKING_A_LIFECYCLE } from '../resources/reports/scheduler.js';
+import { checkPlan, DEFAULT_LIFECYCLE, type LifecyclePlan, OPERATIONS_TAKING_A_LIFECYCLE } from '../resources/reports/lifecycle.js';
 import type { Operation, SpecIndex } from '../spec/operations.js';
 import { keyProblem } from '../spec/schema-compiler.js';
 import type { ReportExecutionStatus } from '../store/records.js';

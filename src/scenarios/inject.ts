@@ -6,7 +6,7 @@ import { ApiError } from '../errors/api-error.js';
 import type { Call } from '../http/call.js';
 import type { Step } from '../http/pipeline.js';
 import { noteOutsideContract } from '../journal/record-request.js';
-import { REQUEST_LIFECYCLE } from '../resources/reports/scheduler.js';
+import { REQUEST_LIFECYCLE } from '../resources/reports/lifecycle.js';
 import type { Operation } from '../spec/operations.js';
 import { afterAnswer, applyStep } from './apply-step.js';
 import { appliesTo, operationsApplying } from './compile-scenario.js';

@@ -8,8 +8,7 @@ import type { ChangeListener, DeliverySteering } from '../namespace/announce.js'
 import type { Namespace } from '../namespace/namespace.js';
 import { type NamespacePart, PartKey } from '../namespace/part.js';
 import { apiShapeOf } from '../resources/api-shapes.js';
-import { catchUpApprovals, nextApprovalAt, storedBaseOf } from '../resources/payment-methods/approval.js';
-import { catchUpReports, nextReportChangeAt } from '../resources/reports/scheduler.js';
+import { storedBaseOf } from '../resources/payment-methods/approval.js';
 import type { Collection } from '../store/collection.js';
 import type { CollectionName, WebhookDeliveryRecord, WebhookSubscriptionRecord } from '../store/records.js';
 import { flatUuid } from './flat-uuid.js';
@@ -63,7 +62,6 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
   private indexed: Collection<WebhookSubscriptionRecord> | null = null;
   private indexedChanges = -1;
   private readonly byMerchant = new Map<string, WebhookSubscriptionRecord[]>();
-  private reportsSeen = { reports: -1, executions: -1, tokens: -1, collection: null as object | null, at: null as number | null };
   private lastQueueFullLine = 0;
 
   constructor(
@@ -105,8 +103,7 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
     const createdAt = Number.isNaN(atMs) ? this.ns.clock.nowIso() : iso(atMs);
     const target = targetJson ?? JSON.stringify(apiShapeOf(this.ns.store.collections, collection, record, storedBaseOf(this.ns.name)));
     this.deliver(name, merchantAccountId, id, eventBody(id, name, createdAt, merchantAccountId, target), steering);
-    // Their next change may have moved (a report created, a decision planned on a token).
-    if (collection === 'reports' || collection === 'report_executions' || collection === 'payment_service_tokens') this.queue.rearmSoon();
+    if (this.ns.timedChangesMovedBy(collection)) this.queue.rearmSoon(); // their next change may have moved
   }
 
   /**
@@ -215,33 +212,11 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
   }
 
   catchUp(): void {
-    if (!this.receiving) return;
-    catchUpReports(this.ns); // report statuses then announce what they went through
-    catchUpApprovals(this.ns); // and decisions planned on tokens
+    if (this.receiving) this.ns.catchUpTimedChanges(); // report statuses and planned approvals announce what they went through
   }
 
   nextChangeAt(): number | null {
-    if (!this.receiving) return null;
-    const db = this.ns.store.collections;
-    const seen = this.reportsSeen;
-    const tokens = db.payment_service_tokens.changeCount;
-    if (
-      seen.collection !== db.reports ||
-      seen.reports !== db.reports.changeCount ||
-      seen.executions !== db.report_executions.changeCount ||
-      seen.tokens !== tokens
-    ) {
-      const reportsAt = nextReportChangeAt(this.ns, this.ns.clock.now());
-      const approvalAt = nextApprovalAt(this.ns);
-      this.reportsSeen = {
-        reports: db.reports.changeCount,
-        executions: db.report_executions.changeCount,
-        tokens,
-        collection: db.reports,
-        at: reportsAt === null ? approvalAt : approvalAt === null ? reportsAt : Math.min(reportsAt, approvalAt),
-      };
-    }
-    return this.reportsSeen.at;
+    return this.receiving ? this.ns.nextTimedChangeAt() : null;
   }
 
   /**

@@ -6,6 +6,7 @@
 // approval_url becomes null, the outcome is kept on the record, and payment-service-token.updated
 // is announced. Only a waiting token can be decided: anything else changes nothing (400).
 import { ApiError } from '../../errors/api-error.js';
+import type { TimedChanges } from '../../namespace/announce.js';
 import type { Namespace } from '../../namespace/namespace.js';
 import type { PaymentMethodRecord, PaymentServiceTokenRecord } from '../../store/records.js';
 import type { CollectionMap } from '../../store/store.js';
@@ -137,6 +138,22 @@ export function nextApprovalAt(ns: Namespace): number | null {
     if (due < next) next = due;
   }
   return Number.isFinite(next) ? next : null;
+}
+
+/** Planned decisions as changes that come by themselves on the namespace clock, for webhooks to wait on. */
+export function approvalTimedChanges(ns: Namespace): TimedChanges {
+  let seen = { changes: -1, collection: null as object | null, at: null as number | null };
+  return {
+    catchUp: () => catchUpApprovals(ns),
+    nextChangeAt() {
+      const tokens = ns.store.collections.payment_service_tokens;
+      if (seen.collection !== tokens || seen.changes !== tokens.changeCount) {
+        seen = { changes: tokens.changeCount, collection: tokens, at: nextApprovalAt(ns) };
+      }
+      return seen.at;
+    },
+    movedBy: (collection) => collection === 'payment_service_tokens',
+  };
 }
 
 /** A redirect URL the page may send the buyer to: http or https only (checked where it is set). */

@@ -3,8 +3,9 @@ import { ApiError } from '../../errors/api-error.js';
 import type { ReportRecord } from '../../store/records.js';
 import { findOwned } from '../lookup.js';
 import type { HandlerMap } from '../types.js';
+import { REQUEST_LIFECYCLE } from './lifecycle.js';
 import { isValidTimeZone, nextExecutionAt } from './schedule.js';
-import { catchUpReports, REQUEST_LIFECYCLE } from './scheduler.js';
+import { catchUpReports } from './scheduler.js';
 import { serializeExecution, serializeReport } from './serialize.js';
 
 export const reportHandlers: HandlerMap = {

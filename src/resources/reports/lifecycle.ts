@@ -2,6 +2,7 @@
 // execution's first state began and its plan (the path of states and how long each lasts), the
 // state at any instant. New executions store their plan from their creation; seeded ones hold their
 // status for a day after the namespace starts (seededLifecycle), then carry on.
+import { CallSlot } from '../../http/call.js';
 import type { ReportExecutionRecord, ReportExecutionStatus, StoredLifecycle } from '../../store/records.js';
 
 export interface LifecyclePlan {
@@ -16,6 +17,18 @@ export const DEFAULT_LIFECYCLE: LifecyclePlan = {
   path: ['pending', 'dispatched', 'processing', 'succeeded'],
   durations_ms: [5_000, 5_000, 20_000],
 };
+
+/** The lifecycle the x-sandbox-scenario header of one request asks for (null plan: the default). */
+export interface RequestLifecycle {
+  merchantAccountId: string;
+  plan: LifecyclePlan | null;
+}
+
+/** Where a request's scenario step (scenarios/inject.ts) leaves the lifecycle the scheduler gives the executions the request makes. */
+export const REQUEST_LIFECYCLE = new CallSlot<RequestLifecycle>('report lifecycle');
+
+/** The operations whose handlers give REQUEST_LIFECYCLE to the executions they make (handlers.ts). */
+export const OPERATIONS_TAKING_A_LIFECYCLE: readonly string[] = ['createReport', 'getReportExecution'];
 
 export interface LifecycleState {
   status: ReportExecutionStatus;

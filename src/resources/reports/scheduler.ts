@@ -10,11 +10,11 @@
 // through (report-execution.<status>, at the instant it entered it), for webhooks; nextReportChangeAt
 // tells them when to look again, since nothing here runs unless asked.
 import { randomUUID } from 'node:crypto';
-import { CallSlot } from '../../http/call.js';
+import type { TimedChanges } from '../../namespace/announce.js';
 import type { Namespace, PartKind } from '../../namespace/namespace.js';
 import { type NamespacePart, PartKey } from '../../namespace/part.js';
-import type { ReportExecutionRecord, ReportExecutionStatus, ReportRecord } from '../../store/records.js';
-import { DEFAULT_LIFECYCLE, type LifecyclePlan, resolveLifecycle, stateAt } from './lifecycle.js';
+import type { CollectionName, ReportExecutionRecord, ReportExecutionStatus, ReportRecord } from '../../store/records.js';
+import { DEFAULT_LIFECYCLE, type LifecyclePlan, type RequestLifecycle, resolveLifecycle, stateAt } from './lifecycle.js';
 import { followingExecutionAt } from './schedule.js';
 
 /** The plan scenarios activated for a merchant account give its new executions (null: the default). */
@@ -27,7 +27,7 @@ export const MAX_RUNS_PER_CATCH_UP = 1000;
  * A namespace's report schedules: what follows its clock. Made with the namespace, since it listens
  * to the clock from the start.
  */
-export class ReportClock implements NamespacePart {
+export class ReportClock implements NamespacePart, TimedChanges {
   /** Runs before this instant are skipped; null until the first catch-up after start or reset. */
   floorMs: number | null;
   /**
@@ -39,10 +39,37 @@ export class ReportClock implements NamespacePart {
   /** Set by the scenario state of the namespace (scenarios/state.ts). */
   resolvePlan: PlanResolver = () => null;
 
-  constructor(ns: Namespace) {
+  /** nextChangeAt's last answer, and the collections and change counts it was computed from. */
+  private seen = { reports: -1, executions: -1, collection: null as object | null, at: null as number | null };
+
+  constructor(private readonly ns: Namespace) {
     this.floorMs = ns.clock.now();
     this.startedMs = ns.clock.now();
     ns.clock.onChange(() => catchUpReports(ns));
+    ns.addTimedChanges(this);
+  }
+
+  catchUp(): void {
+    catchUpReports(this.ns);
+  }
+
+  /** nextReportChangeAt, computed again only when reports or executions changed. */
+  nextChangeAt(): number | null {
+    const db = this.ns.store.collections;
+    const seen = this.seen;
+    if (seen.collection !== db.reports || seen.reports !== db.reports.changeCount || seen.executions !== db.report_executions.changeCount) {
+      this.seen = {
+        reports: db.reports.changeCount,
+        executions: db.report_executions.changeCount,
+        collection: db.reports,
+        at: nextReportChangeAt(this.ns, this.ns.clock.now()),
+      };
+    }
+    return this.seen.at;
+  }
+
+  movedBy(collection: CollectionName): boolean {
+    return collection === 'reports' || collection === 'report_executions';
   }
 
   /** After a reset, runs due before the next catch-up are skipped and seeded executions hold again, as after a start. */
@@ -70,18 +97,6 @@ export class ReportClock implements NamespacePart {
 }
 
 export const REPORT_CLOCK = new PartKey<ReportClock>('reports');
-
-/** The lifecycle the x-sandbox-scenario header of one request asks for (null plan: the default). */
-export interface RequestLifecycle {
-  merchantAccountId: string;
-  plan: LifecyclePlan | null;
-}
-
-/** Where a request's scenario step (scenarios/inject.ts) leaves the lifecycle its executions get. */
-export const REQUEST_LIFECYCLE = new CallSlot<RequestLifecycle>('report lifecycle');
-
-/** The operations whose handlers give REQUEST_LIFECYCLE to the executions they make (handlers.ts). */
-export const OPERATIONS_TAKING_A_LIFECYCLE: readonly string[] = ['createReport', 'getReportExecution'];
 
 /**
  * The plan a new execution of that merchant account gets now: the request's own (its
