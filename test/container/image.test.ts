@@ -118,6 +118,7 @@ describe('the 19 operations, as the process does', () => {
     expect(covered.size).toBe(19);
     for (const url of [box.url, procUrl]) expect((await json(`${url}/_sandbox/clock`, { method: 'PUT', body: FROZEN })).status).toBe(200);
     const ids = new Map<string, string>();
+    const statuses = new Set<number>();
     for (const [i, request] of REQUESTS.entries()) {
       const where = `#${i} ${request.method} ${request.path}`;
       const fromProcess = await send(procUrl, request, token);
@@ -125,9 +126,11 @@ describe('the 19 operations, as the process does', () => {
       expect(fromContainer.status, `${where}: ${JSON.stringify(fromContainer.body).slice(0, 300)}`).toBe(fromProcess.status);
       expect(fromContainer.contentType, where).toBe(fromProcess.contentType);
       expectSameAnswer(fromContainer.body, fromProcess.body, where, ids);
+      statuses.add(fromProcess.status);
     }
-    const statuses = new Set(REQUESTS.map((_, i) => i)); // the table is not all successes: errors compared as closely
-    expect(statuses.size).toBe(REQUESTS.length);
+    // Error paths compared as closely as successes: the table has both.
+    expect([...statuses].filter((s) => s >= 400).length).toBeGreaterThanOrEqual(3);
+    expect(ids.size).toBeGreaterThanOrEqual(2); // new records were made on both sides, their ids matched
   });
 });
 

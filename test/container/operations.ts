@@ -138,7 +138,7 @@ export function expectSameAnswer(actual: unknown, expected: unknown, where: stri
   if (Array.isArray(expected)) {
     expect(Array.isArray(actual), `${where}: an array`).toBe(true);
     expect((actual as unknown[]).length, `${where}: length`).toBe(expected.length);
-    expected.forEach((item, i) => expectSameAnswer((actual as unknown[])[i], item, `${where}[${i}]`, ids));
+    for (const [i, item] of expected.entries()) expectSameAnswer((actual as unknown[])[i], item, `${where}[${i}]`, ids);
     return;
   }
   if (expected && typeof expected === 'object') {
