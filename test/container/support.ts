@@ -63,9 +63,13 @@ export interface HttpAnswer {
 }
 
 /** One request on a connection of its own (no keep-alive reuse racing a closing connection). */
-export function http(url: string, init: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number } = {}): Promise<HttpAnswer> {
+export function http(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number; socketPath?: string } = {},
+): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: init.method ?? 'GET', headers: init.headers, agent: false, timeout: init.timeoutMs ?? 10_000 }, (res) => {
+    const options = { method: init.method ?? 'GET', headers: init.headers, agent: false, timeout: init.timeoutMs ?? 10_000, socketPath: init.socketPath };
+    const req = httpRequest(url, options, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (d) => (text += d));
