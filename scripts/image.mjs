@@ -2,8 +2,8 @@
 // npm run image: builds payments-sandbox:<version> and payments-sandbox:latest from the Dockerfile,
 // with podman or docker (IMAGE_ENGINE to choose), then prints the build time and the image size.
 //   IMAGE_BASE=debian  first makes a Node base from Debian's packages (mmdebstrap trixie: nodejs,
-//                      ca-certificates; with npm for the build stage) for machines that reach no
-//                      registry; made once, reused while the image exists.
+//                      ca-certificates) for machines that reach no container registry; made once,
+//                      reused while the image exists. (The build stage fetches npm's tarball.)
 //   IMAGE_BASE=REF     builds on another Node 20 image (default node:20-bookworm-slim).
 //   node scripts/image.mjs redis haproxy   also (or only) builds the compose file's Redis and
 //                      HAProxy from Debian's packages on that base (deploy/*.Dockerfile).
@@ -16,9 +16,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const IMAGE = 'payments-sandbox';
-/** The bases made from Debian's packages: the runtime's (node alone) and the build stage's (with npm). */
+/** The base made from Debian's packages (Node alone) for both stages. */
 export const DEBIAN_BASE = 'localhost/payments-sandbox-base:trixie';
-export const DEBIAN_BUILD_BASE = 'localhost/payments-sandbox-base:trixie-npm';
 const WHAT = ['sandbox', 'redis', 'haproxy'];
 
 function has(program) {
@@ -84,18 +83,15 @@ export function buildImages(what = ['sandbox'], env = process.env) {
   const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
   const figures = {};
   let base = env.IMAGE_BASE || 'node:20-bookworm-slim';
-  let buildBase = base;
   if (base === 'debian') {
     figures.baseSeconds = debianBase(engine, DEBIAN_BASE, ['nodejs', 'ca-certificates'], engineEnvironment);
-    if (what.includes('sandbox')) figures.buildBaseSeconds = debianBase(engine, DEBIAN_BUILD_BASE, ['nodejs', 'npm', 'ca-certificates'], engineEnvironment);
     base = DEBIAN_BASE;
-    buildBase = DEBIAN_BUILD_BASE;
   }
   if (what.includes('sandbox')) {
     const started = Date.now();
     const secret = env.NODE_EXTRA_CA_CERTS ? ['--secret', `id=ca,src=${env.NODE_EXTRA_CA_CERTS}`] : [];
     const tags = ['-t', `${IMAGE}:${version}`, '-t', `${IMAGE}:latest`];
-    run(engine, [...buildArgs(engine), ...tags, '--build-arg', `BASE=${base}`, '--build-arg', `BUILD_BASE=${buildBase}`, ...secret, '.'], engineEnvironment);
+    run(engine, [...buildArgs(engine), ...tags, '--build-arg', `BASE=${base}`, ...secret, '.'], engineEnvironment);
     figures.imageSeconds = (Date.now() - started) / 1000;
     figures.imageBytes = Number(run(engine, ['image', 'inspect', '--format', '{{.Size}}', `${IMAGE}:${version}`], engineEnvironment, { capture: true }).trim());
   }
@@ -119,8 +115,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const { engine, version, figures } = buildImages(what);
     const lines = [`built with ${engine}:`];
     if (figures.baseSeconds !== undefined) lines.push(`  Debian Node base  ${figures.baseSeconds ? `${figures.baseSeconds.toFixed(0)} s` : 'reused'}`);
-    if (figures.buildBaseSeconds !== undefined)
-      lines.push(`  build base (npm)  ${figures.buildBaseSeconds ? `${figures.buildBaseSeconds.toFixed(0)} s` : 'reused'}`);
     if (figures.imageSeconds !== undefined)
       lines.push(`  ${IMAGE}:${version} and :latest  ${figures.imageSeconds.toFixed(0)} s, ${(figures.imageBytes / 1e6).toFixed(0)} MB`);
     for (const service of what.filter((w) => w !== 'sandbox')) lines.push(`  ${IMAGE}-${service}:latest  ${figures[`${service}Seconds`].toFixed(0)} s`);
