@@ -42,6 +42,7 @@ export function engineEnv(engine, env = process.env) {
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-podman-'));
   const file = join(dir, 'containers.conf');
   writeFileSync(file, '[containers]\ndefault_ulimits = []\n[engine]\ncgroup_manager = "cgroupfs"\nruntime = "runc"\n');
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   return { ...env, CONTAINERS_CONF: file };
 }
 
