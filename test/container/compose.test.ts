@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { WELL_KNOWN } from '../../fixtures/well-known.js';
 import { ROOT } from '../cluster/support.js';
-import { CONTAINER_PREFIX, engine, engineEnv, freePort, http, httpJson, mustCli, sandboxImage, waitFor } from './support.js';
+import { CONTAINER_PREFIX, cli, engine, engineEnv, freePort, http, httpJson, mustCli, sandboxImage, waitFor } from './support.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 const PROJECT = `${CONTAINER_PREFIX}-compose`.replace(/[^a-z0-9-]/g, '');
@@ -54,7 +54,13 @@ describe('deploy/compose.yaml', () => {
     );
   });
   afterAll(() => {
-    if (env) compose(['down', '-v'], env);
+    if (!env) return;
+    // podman-compose 1.0.3's down keeps the nodes' anonymous volumes (the image's /data) and the
+    // project's network: remove the containers with their volumes first, the network after.
+    const services = ['node1', 'node2', 'node3', 'haproxy', 'redis'];
+    if (engine() === 'podman') cli(['rm', '-f', '-v', '-t', '0', ...services.map(containerOf)]);
+    compose(['down', '-v'], env);
+    if (engine() === 'podman') cli(['network', 'rm', '-f', `${PROJECT}_default`]);
   });
 
   it('keeps a write made through HAProxy when the node container that took it is killed', async () => {

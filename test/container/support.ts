@@ -141,7 +141,8 @@ export function logs(name: string): string {
   return r.stdout + r.stderr;
 }
 
-/** Removes containers (killing them if running); ignores ones already gone. */
+/** Removes containers (killing them if running) with their anonymous volumes (the image's /data); ignores ones already gone. */
 export function removeContainers(...names: string[]): void {
-  if (names.length) cli(['rm', '-f', '-t', '0', ...names]);
+  const present = names.filter(Boolean);
+  if (present.length) cli(['rm', '-f', '-v', '-t', '0', ...present]);
 }
