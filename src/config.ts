@@ -33,6 +33,12 @@ export interface SandboxConfig {
   requestTimeoutMs: number;
   /** Token required on /_sandbox when bound to a non-loopback address; at least MIN_ADMIN_TOKEN_LENGTH characters. */
   adminToken: string | null;
+  /**
+   * Who may use /_sandbox without the admin token: `loopback` refuses a non-loopback bind without
+   * one; `open` serves it to whoever reaches the port (a container, whose clients never come from
+   * loopback: publish its port on 127.0.0.1). With an admin token set, the token is needed either way.
+   */
+  controlApi: 'loopback' | 'open';
   /** Folder of scenario files (the built-in ones by default). */
   scenariosDir: string | null;
   /** Folder of fixture files (the built-in ones by default). */
@@ -109,6 +115,7 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     bodyLimitBytes: 1024 * 1024,
     requestTimeoutMs: 30_000,
     adminToken: null,
+    controlApi: 'loopback',
     scenariosDir: null,
     fixturesDir: null,
     logLevel: 'info',

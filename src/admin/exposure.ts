@@ -1,5 +1,6 @@
 // Who can reach the control API: on loopback, whoever runs on the machine; elsewhere, only holders
-// of the admin token. Boot refuses a non-loopback bind without one.
+// of the admin token. Boot refuses a non-loopback bind without one, unless told the control API is
+// open on purpose (controlApi 'open': a container, reached only through a port published on loopback).
 import { isIP } from 'node:net';
 import { MIN_ADMIN_TOKEN_LENGTH, type SandboxConfig } from '../config.js';
 
@@ -15,15 +16,15 @@ export function isLoopbackHost(host: string): boolean {
   return isIP(v4) === 4 && v4.split('.')[0] === '127';
 }
 
-export function assertSafeExposure(config: Pick<SandboxConfig, 'host' | 'adminToken'>): void {
+export function assertSafeExposure(config: Pick<SandboxConfig, 'host' | 'adminToken'> & { controlApi?: SandboxConfig['controlApi'] }): void {
   if (config.adminToken && config.adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
     throw new Error(
       `the admin token is ${config.adminToken.length} characters long: use ${MIN_ADMIN_TOKEN_LENGTH} at least (the control API can read and reset every namespace).`,
     );
   }
-  if (isLoopbackHost(config.host) || config.adminToken) return;
+  if (isLoopbackHost(config.host) || config.adminToken || config.controlApi === 'open') return;
   throw new Error(
     `refusing to bind ${config.host} without an admin token: the control API (/_sandbox) could reset or read every namespace. ` +
-      'Pass --admin-token <secret> (adminToken in code), or bind 127.0.0.1.',
+      'Pass --admin-token <secret> (adminToken in code), or bind 127.0.0.1 (or, in a container published on 127.0.0.1 alone, --control-api open).',
   );
 }

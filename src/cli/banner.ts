@@ -62,7 +62,7 @@ export function formatBanner(info: BannerInfo): string {
   }
   if (tls) lines.push(...tlsRows(tls, row));
   lines.push(row('docs', `${url}/docs (control API: ${url}/docs/admin)`));
-  lines.push(row('control', `${url}/_sandbox${config.adminToken ? ' (needs the admin token)' : ''}`));
+  lines.push(row('control', `${url}/_sandbox${config.adminToken ? ' (needs the admin token)' : isLoopbackHost(config.host) ? '' : ' (open: no token)'}`));
   lines.push(row('console', `${url}/_sandbox/console`));
   if (info.forward) {
     // Like stripe listen: the receiver needs this secret to verify signatures. It is a banner line on stderr, never a log line.
@@ -99,7 +99,13 @@ export function bannerWarnings(info: BannerInfo): string[] {
   const { config } = info;
   const warnings: string[] = [];
   if (config.auth === 'none') warnings.push('--auth none: every request is accepted without a token; clients that send a bad token will not find out here');
-  if (!isLoopbackHost(config.host)) warnings.push(`listening on ${config.host}: reachable from other machines (the control API needs the admin token)`);
+  if (!isLoopbackHost(config.host)) {
+    warnings.push(
+      config.adminToken
+        ? `listening on ${config.host}: reachable from other machines (the control API needs the admin token)`
+        : `listening on ${config.host} with --control-api open: whoever reaches this port can read and reset every namespace; publish it on 127.0.0.1 only, or set --admin-token`,
+    );
+  }
   if (config.watch && info.watching.length === 0) warnings.push('--watch has nothing to watch: set --fixtures-dir or --scenarios-dir');
   return warnings;
 }

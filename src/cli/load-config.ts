@@ -319,9 +319,9 @@ function checkCombination(config: SandboxConfig): void {
   if (config.httpsPort !== null && config.httpsPort !== 0 && config.httpsPort === config.port) {
     throw new UsageError(`--https-port ${config.httpsPort} is --port too: give HTTPS a port of its own (or use --tls to serve HTTPS on --port)`);
   }
-  if (!isLoopbackHost(config.host) && !config.adminToken) {
+  if (!isLoopbackHost(config.host) && !config.adminToken && config.controlApi !== 'open') {
     throw new UsageError(
-      `--host ${config.host} makes the control API (/_sandbox) reachable from other machines: set --admin-token (or SANDBOX_ADMIN_TOKEN) too`,
+      `--host ${config.host} makes the control API (/_sandbox) reachable from other machines: set --admin-token (or SANDBOX_ADMIN_TOKEN) too, or --control-api open where only a port published on 127.0.0.1 reaches it`,
     );
   }
   if (config.store !== 'memory' && !/^redis:\/\/[^/\s:]+(:\d{1,5})?\/?$/.test(config.store)) {

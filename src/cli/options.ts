@@ -123,6 +123,14 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     help: `token the control API (/_sandbox) requires, ${MIN_ADMIN_TOKEN_LENGTH} characters at least (default: none on loopback)`,
   },
   {
+    key: 'controlApi',
+    flag: 'control-api',
+    env: ['SANDBOX_CONTROL_API'],
+    kind: { type: 'enum', values: ['loopback', 'open'] },
+    arg: 'loopback|open',
+    help: 'without --admin-token: loopback refuses a non-loopback --host; open serves /_sandbox to whoever reaches the port, for a container published on 127.0.0.1 (default loopback)',
+  },
+  {
     key: 'journalSize',
     flag: 'journal-size',
     env: ['SANDBOX_JOURNAL_SIZE'],

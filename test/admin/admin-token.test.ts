@@ -65,6 +65,28 @@ describe('admin token rule', () => {
     });
   });
 
+  it('binds off loopback without a token only with controlApi open, and then serves the control API to any client', async () => {
+    await expect(buildSandbox({ host: '0.0.0.0', controlApi: 'loopback', logLevel: 'silent' })).rejects.toThrow(
+      /refusing to bind 0\.0\.0\.0.*--control-api open/,
+    );
+    const sb = await startTestSandbox({ host: '0.0.0.0', controlApi: 'open' });
+    try {
+      const health = await sb.http.get('/_sandbox/health');
+      expect(health.status).toBe(200);
+      expect(health.body.status).toBe('ok');
+      expect((await sb.http.post('/_sandbox/reset')).status).toBe(200);
+    } finally {
+      sb.server.close();
+    }
+    // A token, when given, is still required: open only stands in for a missing one.
+    const guarded = await startTestSandbox({ host: '0.0.0.0', controlApi: 'open', adminToken: 'sandbox-s3cret-token' });
+    try {
+      expect((await guarded.http.get('/_sandbox/health')).status).toBe(401);
+    } finally {
+      guarded.server.close();
+    }
+  });
+
   it('leaves the control API open on loopback without a token', async () => {
     const sb = await startTestSandbox();
     try {

@@ -58,6 +58,8 @@ describe('loadConfig defaults and sources', () => {
       'none',
       '--admin-token',
       's3cret-admin-token',
+      '--control-api',
+      'open',
       '--journal-size',
       '5',
       '--namespace-cap',
@@ -116,6 +118,7 @@ describe('loadConfig defaults and sources', () => {
       scenariosDir: '/abs/sc',
       auth: 'none',
       adminToken: 's3cret-admin-token',
+      controlApi: 'open',
       journalSize: 5,
       namespaceCap: 3,
       namespaceIdleSeconds: 60,
@@ -156,6 +159,7 @@ describe('loadConfig defaults and sources', () => {
       SANDBOX_SCENARIOS_DIR: 's',
       SANDBOX_AUTH: 'none',
       SANDBOX_ADMIN_TOKEN: 'token-from-the-env',
+      SANDBOX_CONTROL_API: 'open',
       SANDBOX_JOURNAL_SIZE: '6',
       SANDBOX_NAMESPACE_CAP: '4',
       SANDBOX_NAMESPACE_IDLE_SECONDS: '0',
@@ -190,6 +194,7 @@ describe('loadConfig defaults and sources', () => {
       scenariosDir: '/work/app/s',
       auth: 'none',
       adminToken: 'token-from-the-env',
+      controlApi: 'open',
       journalSize: 6,
       namespaceCap: 4,
       namespaceIdleSeconds: 0,
@@ -229,6 +234,7 @@ describe('loadConfig defaults and sources', () => {
       scenariosDir: 'sc',
       auth: 'jwt',
       adminToken: 'token-from-the-file',
+      controlApi: 'open',
       journalSize: 7,
       namespaceCap: 8,
       namespaceIdleSeconds: 120,
@@ -474,10 +480,19 @@ describe('loadConfig errors', () => {
   });
 
   it('refuses a non-loopback bind without an admin token, from any source', () => {
-    const message = '--host 0.0.0.0 makes the control API (/_sandbox) reachable from other machines: set --admin-token (or SANDBOX_ADMIN_TOKEN) too';
+    const message =
+      '--host 0.0.0.0 makes the control API (/_sandbox) reachable from other machines: set --admin-token (or SANDBOX_ADMIN_TOKEN) too, or --control-api open where only a port published on 127.0.0.1 reaches it';
     expect(usageError(() => load(['--host', '0.0.0.0']))).toBe(message);
     expect(usageError(() => load([], { SANDBOX_HOST: '0.0.0.0' }))).toBe(message);
+    expect(usageError(() => load(['--host', '0.0.0.0', '--control-api', 'loopback']))).toBe(message);
     expect(load(['--host', '0.0.0.0'], { SANDBOX_ADMIN_TOKEN: 'x'.repeat(16) }).config.adminToken).toBe('x'.repeat(16));
+  });
+
+  it('takes a non-loopback bind without an admin token when the control API is open on purpose (the image)', () => {
+    expect(load([]).config.controlApi).toBe('loopback');
+    expect(load(['--host', '0.0.0.0', '--control-api', 'open']).config).toMatchObject({ host: '0.0.0.0', controlApi: 'open', adminToken: null });
+    expect(load([], { SANDBOX_HOST: '0.0.0.0', SANDBOX_CONTROL_API: 'open' }).config).toMatchObject({ host: '0.0.0.0', controlApi: 'open' });
+    expect(usageError(() => load(['--control-api', 'public']))).toBe('--control-api must be one of loopback, open, got "public" (from flag --control-api)');
   });
 
   it('refuses an admin token shorter than 16 characters from any source, without echoing it', () => {
