@@ -87,12 +87,15 @@ export class RedisPersistence extends GroupCommit implements Persistence {
     return this.logLength > COMPACT_ENTRIES || this.logChars > Math.max(MIN_COMPACT_CHARS, this.snapChars / 2);
   }
 
-  /** Nothing more is written under a lost lease: what is pending is dropped (never acknowledged), and the requests waiting get a 503. */
-  private abandon(): never {
+  /**
+   * Nothing more is written under a lost lease: what is pending is dropped (never acknowledged), and
+   * the requests waiting get a 503 saying why (`lapsed`: it ran out with nobody taking it, else another node holds it).
+   */
+  private abandon(lapsed = false): never {
     this.clearPending();
     this.snapshotDue = false;
     this.partsDue = null;
-    throw notOwned(this.lease.name);
+    throw lapsed ? leaseLapsed(this.lease.name) : notOwned(this.lease.name);
   }
 
   protected flushNeeded(): boolean {
@@ -155,8 +158,9 @@ export class RedisPersistence extends GroupCommit implements Persistence {
     } catch (err) {
       this.counters.failures++;
       if (isFenced(err)) {
-        this.onFenced(this.lease, fencedByLapse(err));
-        return this.abandon();
+        const lapsed = fencedByLapse(err);
+        this.onFenced(this.lease, lapsed);
+        return this.abandon(lapsed);
       }
       // Redis may or may not have it: only a snapshot (what memory holds) can follow.
       this.snapshotDue = true;
@@ -171,6 +175,14 @@ export class RedisPersistence extends GroupCommit implements Persistence {
 function notOwned(name: string): ApiError {
   return ApiError.unavailable(
     `Namespace '${name}' moved to another node of the shared sandbox while this request was handled, so its change is not acknowledged here. Retry: the proxy sends it to the new owner.`,
+    1,
+  );
+}
+
+/** A lapse is not a move (one node alone sees it too, when it pauses or is starved past --lease-ms): said as such. */
+function leaseLapsed(name: string): ApiError {
+  return ApiError.unavailable(
+    `Namespace '${name}' was not written to the shared store: this node's lease on it lapsed before the change got there (this node was paused or too busy, or Redis was unreachable, for longer than --lease-ms), so the change is not acknowledged. Retry: the namespace is loaded again from Redis.`,
     1,
   );
 }
