@@ -6,10 +6,11 @@
 ARG BASE=node:20-bookworm-slim
 
 FROM ${BASE} AS build
-# A base without npm (Debian's nodejs package has none): fetch npm's own tarball from the registry,
-# checked against its integrity, rather than Debian's npm and its 360 packages.
-ARG NPM_TARBALL=https://registry.npmjs.org/npm/-/npm-10.8.2.tgz
-ARG NPM_INTEGRITY=sha512-x/AIjFIKRllrhcb48dqUNAAZl0ig9+qMuN91RpZo3Cb2+zuibfh+KISl6+kVVyktDz230JKc208UkQwwMqyB+w==
+# A base without npm (Debian's nodejs package has none): fetch npm's own tarball, checked against its
+# integrity, rather than Debian's npm and its 360 packages. `npm run image` passes both, as the host's
+# npm client reports them (`npm view npm@10 dist.tarball dist.integrity`).
+ARG NPM_TARBALL=
+ARG NPM_INTEGRITY=
 WORKDIR /src
 COPY package.json package-lock.json ./
 # --ignore-scripts: the prepare script would build before the sources are here (built below).
@@ -17,6 +18,7 @@ RUN --mount=type=secret,id=ca \
     --mount=type=cache,target=/root/.npm \
     if [ -s /run/secrets/ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca; fi; \
     if ! command -v npm >/dev/null; then \
+      if [ -z "$NPM_TARBALL" ] || [ -z "$NPM_INTEGRITY" ]; then echo 'this base has no npm: pass --build-arg NPM_TARBALL=... --build-arg NPM_INTEGRITY=... (npm run image does)' >&2; exit 1; fi; \
       node -e "fetch(process.argv[1]).then(async (r) => { if (!r.ok) throw new Error('HTTP ' + r.status); const b = Buffer.from(await r.arrayBuffer()); const i = 'sha512-' + require('crypto').createHash('sha512').update(b).digest('base64'); if (i !== process.argv[2]) throw new Error('integrity ' + i); require('fs').writeFileSync('/tmp/npm.tgz', b); }).catch((e) => { console.error('fetching npm: ' + e.message); process.exit(1); })" "$NPM_TARBALL" "$NPM_INTEGRITY" \
       && mkdir -p /opt/npm && tar -xzf /tmp/npm.tgz -C /opt/npm --strip-components=1 && rm /tmp/npm.tgz \
       && printf '#!/bin/sh\nexec node /opt/npm/bin/npm-cli.js "$@"\n' > /usr/local/bin/npm && chmod +x /usr/local/bin/npm; \

@@ -73,6 +73,14 @@ function debianBase(engine, ref, packages, env) {
   return (Date.now() - started) / 1000;
 }
 
+/** Where the build stage fetches npm on a base without it (Debian's nodejs), as the host's npm client reports it. */
+function npmTarballArgs() {
+  const view = spawnSync('npm', ['view', 'npm@10.8.2', 'dist.tarball', 'dist.integrity', '--json'], { encoding: 'utf8' });
+  if (view.status !== 0) throw new Error(`npm view npm@10.8.2 failed (exit ${view.status}): the Debian base needs npm's tarball`);
+  const dist = JSON.parse(view.stdout);
+  return ['--build-arg', `NPM_TARBALL=${dist['dist.tarball']}`, '--build-arg', `NPM_INTEGRITY=${dist['dist.integrity']}`];
+}
+
 function buildArgs(engine) {
   // podman writes OCI images by default, which drop HEALTHCHECK: the docker format keeps it.
   return engine === 'podman' ? ['build', '--format', 'docker'] : ['build'];
@@ -92,7 +100,8 @@ export function buildImages(what = ['sandbox'], env = process.env) {
     const started = Date.now();
     const secret = env.NODE_EXTRA_CA_CERTS ? ['--secret', `id=ca,src=${env.NODE_EXTRA_CA_CERTS}`] : [];
     const tags = ['-t', `${IMAGE}:${version}`, '-t', `${IMAGE}:latest`];
-    run(engine, [...buildArgs(engine), ...tags, '--build-arg', `BASE=${base}`, ...secret, '.'], engineEnvironment);
+    const npm = base === DEBIAN_BASE ? npmTarballArgs() : [];
+    run(engine, [...buildArgs(engine), ...tags, '--build-arg', `BASE=${base}`, ...npm, ...secret, '.'], engineEnvironment);
     figures.imageSeconds = (Date.now() - started) / 1000;
     figures.imageBytes = Number(run(engine, ['image', 'inspect', '--format', '{{.Size}}', `${IMAGE}:${version}`], engineEnvironment, { capture: true }).trim());
   }
