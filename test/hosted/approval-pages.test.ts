@@ -153,10 +153,17 @@ describe('the hosted approval page', () => {
   });
 
   it("refuses a decision posted by another site's page (its Origin, or Origin: null), changing nothing; a link from the app opens the page (its own posts: the browser tests)", async () => {
-    const form = await sb.http.get(page(WAITING)).set('sec-fetch-site', 'cross-site').set('sec-fetch-mode', 'navigate').set('sec-fetch-dest', 'document').expect(200);
+    const form = await sb.http
+      .get(page(WAITING))
+      .set('sec-fetch-site', 'cross-site')
+      .set('sec-fetch-mode', 'navigate')
+      .set('sec-fetch-dest', 'document')
+      .expect(200);
     const record = (await stored(WAITING)).body;
     for (const origin of ['https://evil.example', 'null']) {
-      const refused = await post(page(WAITING), { decision: 'approve', version: versionOf(form.text) }).set('origin', origin).expect(403);
+      const refused = await post(page(WAITING), { decision: 'approve', version: versionOf(form.text) })
+        .set('origin', origin)
+        .expect(403);
       expect(refused.body).toMatchObject({ type: 'error', code: 'forbidden', status: 403 });
       expect(refused.body.details[0]).toMatchObject({ location: 'header', pointer: '/origin' });
     }
