@@ -152,13 +152,10 @@ function parseText(option: OptionSpec, text: string, source: string, baseDir: st
       if (!kind.values.includes(text)) throw bad(option, source, `one of ${kind.values.join(', ')}`, text);
       return text;
     case 'header-names':
-      return parseHeaderNames(option, text.split(','), source);
     case 'host-names':
-      return parseHostNames(option, text.split(','), source);
     case 'origins':
-      return parseOrigins(option, text.split(','), source);
     case 'webhook-targets':
-      return parseWebhookTargets(option, text.split(','), source);
+      return LISTS[kind.type].parse(option, text.split(','), source);
   }
 }
 
@@ -186,19 +183,25 @@ function parseJson(option: OptionSpec, value: unknown, source: string, baseDir: 
       if (typeof value !== 'string' || !kind.values.includes(value)) throw bad(option, source, `one of ${kind.values.join(', ')}`, value);
       return value;
     case 'header-names':
-      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw bad(option, source, 'an array of header names', value);
-      return parseHeaderNames(option, value, source);
     case 'host-names':
-      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw bad(option, source, 'an array of host names', value);
-      return parseHostNames(option, value, source);
     case 'origins':
-      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw bad(option, source, 'an array of origins', value);
-      return parseOrigins(option, value, source);
-    case 'webhook-targets':
-      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw bad(option, source, 'an array of hosts, addresses or CIDR ranges', value);
-      return parseWebhookTargets(option, value, source);
+    case 'webhook-targets': {
+      const list = LISTS[kind.type];
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw bad(option, source, `an array of ${list.what}`, value);
+      return list.parse(option, value, source);
+    }
   }
 }
+
+type ListReader = (option: OptionSpec, items: readonly string[], source: string) => string[];
+
+/** The list options' entries: what the config file's array holds, and how each list is read. */
+const LISTS: Record<'header-names' | 'host-names' | 'origins' | 'webhook-targets', { what: string; parse: ListReader }> = {
+  'header-names': { what: 'header names', parse: parseHeaderNames },
+  'host-names': { what: 'host names', parse: parseHostNames },
+  origins: { what: 'origins', parse: parseOrigins },
+  'webhook-targets': { what: 'hosts, addresses or CIDR ranges', parse: parseWebhookTargets },
+};
 
 /** A DNS name (letters, digits, - and _ in dot-separated labels), optionally starting with a dot (it and its subdomains). */
 const HOST_NAME = /^\.?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$/;

@@ -7,11 +7,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/logger.js';
 import { type RunningSandbox, startSandbox } from '../../src/start.js';
-import { CHROMIUM, hasChromium, launchChromium } from '../support/browser.js';
+import { accessibilityViolations, CHROMIUM, hasChromium, launchChromium, openPage } from '../support/browser.js';
 import { WELL_KNOWN } from '../support/sandbox.js';
 import { Receiver } from '../webhooks/receiver.js';
 
@@ -20,44 +20,12 @@ if (!hasChromium) console.warn(`console-browser.test.ts: ${CHROMIUM} is absent, 
 const ROOT = join(import.meta.dirname, '../..');
 /** The screenshots of docs/console.md are rewritten only when asked (UPDATE_SCREENSHOTS=1): they are taken every run, kept elsewhere otherwise, so a test run leaves the tree as it was. */
 const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs') : mkdtempSync(join(tmpdir(), 'console-shots-'));
-const AXE = join(ROOT, 'node_modules/axe-core/axe.min.js');
 const BUYER = WELL_KNOWN.buyers.default.id;
 const quiet = () => createLogger({ logLevel: 'silent', logFormat: 'json' });
 
 async function launch(): Promise<Browser> {
   if (!existsSync(join(ROOT, 'dist/bundle/console/console.js'))) throw new Error('the console script is not built: run npm run build first');
   return launchChromium();
-}
-
-/** A page that may only talk to 127.0.0.1, collecting what it tried elsewhere and its errors. */
-async function openPage(context: BrowserContext): Promise<{ page: Page; blocked: string[]; errors: string[] }> {
-  const blocked: string[] = [];
-  const errors: string[] = [];
-  await context.route('**/*', (route) => {
-    const url = new URL(route.request().url());
-    if (url.hostname === '127.0.0.1' || url.protocol === 'blob:' || url.protocol === 'data:') return route.continue();
-    blocked.push(url.href);
-    return route.abort();
-  });
-  const page = await context.newPage();
-  page.on('pageerror', (err) => errors.push(err.message));
-  page.on('console', (msg) => {
-    // A control API answer the test provokes on purpose (a 4xx) is logged by Chromium as a failed load: not a page error.
-    if (msg.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(msg.text())) errors.push(msg.text());
-  });
-  return { page, blocked, errors };
-}
-
-/** axe-core's WCAG 2.1 A and AA rules on the page as it is: the violations, by rule and element. */
-async function accessibilityViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: readFileSync(AXE, 'utf8') });
-  const result = await page.evaluate(async () => {
-    const axe = (window as any).axe;
-    const run = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    return { passed: run.passes.length, violations: run.violations.map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`) };
-  });
-  expect(result.passed).toBeGreaterThan(10); // axe did look at the page
-  return result.violations as string[];
 }
 
 /** Waits for what a page shows: bounded, and generous for a busy machine. */

@@ -1,7 +1,9 @@
 // Debian's Chromium driven by playwright-core, started as this workplace's machines need it: headless,
 // and without the background connections a closed network refuses (see .ci/run, which installs it).
-import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
@@ -20,4 +22,40 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+const AXE = join(import.meta.dirname, '../../node_modules/axe-core/axe.min.js');
+
+/** A page that may only talk to 127.0.0.1, collecting what it tried elsewhere and its errors. */
+export async function openPage(context: BrowserContext): Promise<{ page: Page; blocked: string[]; errors: string[] }> {
+  const blocked: string[] = [];
+  const errors: string[] = [];
+  await context.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (url.hostname === '127.0.0.1' || url.protocol === 'blob:' || url.protocol === 'data:') return route.continue();
+    blocked.push(url.href);
+    return route.abort();
+  });
+  const page = await context.newPage();
+  page.on('pageerror', (err) => errors.push(err.message));
+  page.on('console', (msg) => {
+    // An answer the test provokes on purpose (a 4xx) is logged by Chromium as a failed load: not a page error.
+    if (msg.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(msg.text())) errors.push(msg.text());
+  });
+  return { page, blocked, errors };
+}
+
+/**
+ * axe-core's WCAG 2.1 A and AA rules on the page as it is: the violations, by rule and element.
+ * `minPasses`: rules that must have passed, so that axe did look at the page (a small page passes fewer).
+ */
+export async function accessibilityViolations(page: Page, minPasses = 10): Promise<string[]> {
+  await page.addScriptTag({ content: readFileSync(AXE, 'utf8') });
+  const result = await page.evaluate(async () => {
+    const axe = (window as any).axe;
+    const run = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return { passed: run.passes.length, violations: run.violations.map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`) };
+  });
+  expect(result.passed).toBeGreaterThan(minPasses);
+  return result.violations as string[];
 }
