@@ -3,8 +3,6 @@
 // against its schema in openapi.admin.json like API input; output is the API shape by default.
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors/api-error.js';
-import { catchUpApprovals } from '../resources/payment-methods/approval.js';
-import { catchUpReports } from '../resources/reports/scheduler.js';
 import { summarize } from '../spec/operations.js';
 import type { CollectionName } from '../store/records.js';
 import type { CollectionMap } from '../store/store.js';
@@ -86,9 +84,8 @@ export const recordHandlers: AdminHandlerMap = {
 };
 
 function target(ctx: AdminContext): { collection: CollectionName; db: CollectionMap } {
-  // Report schedules and execution statuses follow the clock on every read, as in the API.
-  if (ctx.params.collection === 'reports' || ctx.params.collection === 'report_executions') catchUpReports(ctx.ns);
-  if (ctx.params.collection === 'payment_service_tokens') catchUpApprovals(ctx.ns); // decisions planned on the clock, likewise
+  // What follows the clock by itself (report schedules and statuses, planned approvals) is caught up on every read, as in the API.
+  if (ctx.ns.timedChangesMovedBy(ctx.params.collection as CollectionName)) ctx.ns.catchUpTimedChanges();
   return { collection: ctx.params.collection as CollectionName, db: ctx.ns.store.collections };
 }
 

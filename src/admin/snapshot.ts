@@ -3,7 +3,6 @@
 // An import is checked record by record against the collection schemas, so a snapshot cannot plant
 // a record the API would then serve in a broken shape.
 import { ApiError, type ErrorDetail } from '../errors/api-error.js';
-import { catchUpReports } from '../resources/reports/scheduler.js';
 import { DefinitionError } from '../scenarios/definitions.js';
 import { SCENARIO_STATE } from '../scenarios/state.js';
 import { summarize } from '../spec/operations.js';
@@ -18,8 +17,8 @@ const MAX_DETAILS = 50;
 
 export const snapshotHandlers: AdminHandlerMap = {
   getSnapshot({ ns }) {
-    // Time-driven report state first, as any API read of reports would: the export is the state now.
-    catchUpReports(ns);
+    // What follows the clock first (reports, planned approvals), as an API read would: the export is the state now.
+    ns.catchUpTimedChanges();
     const defined = ns.part(SCENARIO_STATE).definedScenarios();
     // The scenarios defined at run time travel with the records (only when there are any).
     return { body: defined.length ? { ...ns.store.data, scenarios: defined.map((s) => s.definition) } : ns.store.data };
@@ -34,7 +33,7 @@ export const snapshotHandlers: AdminHandlerMap = {
   },
 
   getNamespaceState({ ns }) {
-    catchUpReports(ns);
+    ns.catchUpTimedChanges();
     return { body: ns.exportState() };
   },
 

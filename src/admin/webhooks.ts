@@ -2,7 +2,6 @@
 // see every delivery with its attempts and send one again, steer deliveries (delay, duplicate,
 // reorder), rotate a subscription's secret, and an overview. All act on the request's namespace.
 import { ApiError } from '../errors/api-error.js';
-import { catchUpReports } from '../resources/reports/scheduler.js';
 import type { CollectionName, WebhookDeliveryRecord, WebhookSubscriptionRecord } from '../store/records.js';
 import { WEBHOOKS, type WebhookHub } from '../webhooks/hub.js';
 import { BACKOFF_MS, CONCURRENCY, IN_FLIGHT, MAX_ATTEMPTS, MAX_FINISHED, MAX_PENDING } from '../webhooks/limits.js';
@@ -34,7 +33,7 @@ export const webhookHandlers: AdminHandlerMap = {
     if (!db.merchant_accounts.get(merchantAccountId)) {
       throw ApiError.notFound(`Merchant account '${merchantAccountId.slice(0, 100)}' does not exist in namespace '${ctx.ns.name}'.`);
     }
-    if (kind.collection === 'reports' || kind.collection === 'report_executions') catchUpReports(ctx.ns); // targets as the API would show them now
+    if (ctx.ns.timedChangesMovedBy(kind.collection)) ctx.ns.catchUpTimedChanges(); // targets as the API would show them now
     const target = targetRecord(ctx, kind.collection, merchantAccountId, ctx.body.target_id);
     const { event, deliveries } = hub.emit(name, merchantAccountId, kind.collection, target);
     return { status: 201, body: { event, deliveries: deliveries.map((d) => deliveryView(ctx, d)) } };
