@@ -4,7 +4,7 @@
 // Clock page's "due next" with a webhook retry; the --forward-webhooks-to target.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
-import { eventually, type Receiver, useSandboxWithReceiver } from '../webhooks/receiver.js';
+import { eventually, type Receiver, subscribeReceiver, useSandboxWithReceiver } from '../webhooks/receiver.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 const T0 = '2030-01-15T10:00:00.000Z';
@@ -117,7 +117,7 @@ describe('the Webhooks page', () => {
   it("lists a waiting webhook retry in the Clock page's due next", async () => {
     await sb.http.put('/ns/w3/_sandbox/clock').send({ now: T0, frozen: true }).expect(200);
     receiver.answers = [{ status: 503, body: 'later' }];
-    receiver.trust((await sb.http.post('/ns/w3/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201)).body.secret);
+    await subscribeReceiver(sb, receiver, '/ns/w3');
     await sb.http.post('/ns/w3/_sandbox/events').send({ name: 'buyer.updated' }).expect(201);
     const [delivery] = await eventually(
       () => deliveries('w3'),

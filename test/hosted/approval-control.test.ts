@@ -3,7 +3,7 @@
 // token fails); the transaction's completion page; the console's "Waiting for the buyer" list.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
-import { type Receiver, resetFrozen, useSandboxWithReceiver } from '../webhooks/receiver.js';
+import { type Receiver, resetFrozen, subscribeReceiver, useSandboxWithReceiver } from '../webhooks/receiver.js';
 
 const T0 = '2026-11-28T10:00:00.000Z';
 const PM = WELL_KNOWN.paymentMethods.card.id;
@@ -17,7 +17,7 @@ describe('deciding approvals through the control API', () => {
   useSandboxWithReceiver((started) => ({ sb, receiver } = started));
   beforeEach(async () => {
     await resetFrozen(sb, T0, receiver);
-    receiver.trust((await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201)).body.secret);
+    await subscribeReceiver(sb, receiver);
   });
 
   const decide = (id: string, body: unknown, prefix = '') => sb.http.post(`${prefix}/_sandbox/payment-service-tokens/${id}/approval`).send(body as object);

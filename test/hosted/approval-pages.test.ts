@@ -4,7 +4,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { TestSandbox } from '../support/sandbox.js';
 import { WELL_KNOWN } from '../support/sandbox.js';
-import { type Receiver, resetFrozen, useSandboxWithReceiver } from '../webhooks/receiver.js';
+import { type Receiver, resetFrozen, subscribeReceiver, useSandboxWithReceiver } from '../webhooks/receiver.js';
 
 const T0 = '2026-11-28T10:00:00.000Z';
 const PM = WELL_KNOWN.paymentMethods.card.id;
@@ -19,7 +19,7 @@ describe('the hosted approval page', () => {
   useSandboxWithReceiver((started) => ({ sb, receiver } = started));
   beforeEach(async () => {
     await resetFrozen(sb, T0, receiver);
-    receiver.trust((await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201)).body.secret);
+    await subscribeReceiver(sb, receiver);
   });
 
   const tokens = (prefix = '') => sb.http.get(`${prefix}/payment-methods/${PM}/payment-service-tokens`).set('authorization', sb.auth).expect(200);

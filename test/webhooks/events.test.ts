@@ -14,7 +14,7 @@ import { buildSandbox } from '../../src/sandbox.js';
 import { loadSpec } from '../../src/spec/load-spec.js';
 import { scenarioDir } from '../scenarios/helpers.js';
 import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
-import { eventually, Receiver, resetFrozen, useSandboxWithReceiver, verifyNotification } from './receiver.js';
+import { eventually, Receiver, resetFrozen, subscribeReceiver, useSandboxWithReceiver, verifyNotification } from './receiver.js';
 
 const T0 = '2030-01-15T10:00:00.000Z';
 const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
@@ -230,7 +230,7 @@ describe('report events on a running clock', () => {
     const sb = await startTestSandbox({ scenariosDir: fast });
     const receiver = await Receiver.start();
     try {
-      receiver.trust((await sb.http.post('/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201)).body.secret);
+      await subscribeReceiver(sb, receiver);
       await sb.http.post('/reports').set('authorization', sb.auth).set('x-sandbox-scenario', 'fast-reports').send(ONCE_REPORT).expect(201);
       const [succeeded] = await receiver.waitFor(1, 'report-execution.succeeded');
       expect(succeeded.event.target.status).toBe('succeeded');

@@ -201,6 +201,11 @@ export async function resetFrozen(sb: TestSandbox, now: string, ...receivers: Re
   for (const receiver of receivers) receiver.clear();
 }
 
+/** Subscribes the receiver through the records API (in the namespace of `prefix`, '' or /ns/{name}) and trusts the secret it is given. */
+export async function subscribeReceiver(sb: TestSandbox, receiver: Receiver, prefix = ''): Promise<void> {
+  receiver.trust((await sb.http.post(`${prefix}/_sandbox/records/webhook_subscriptions`).send({ url: receiver.url }).expect(201)).body.secret);
+}
+
 /**
  * A sandbox and a receiver for the tests of one describe block: started before them, closed after;
  * `set` is given both once they are up.

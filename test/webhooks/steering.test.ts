@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { expectErrorBody, startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
-import { eventually, Receiver, resetFrozen, settle, useSandboxWithReceiver, verifyNotification } from './receiver.js';
+import { eventually, Receiver, resetFrozen, settle, subscribeReceiver, useSandboxWithReceiver, verifyNotification } from './receiver.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 const T0 = '2030-01-15T10:00:00.000Z';
@@ -102,7 +102,7 @@ describe('steering deliveries', () => {
     await sb.http.put('/ns/steer-a/_sandbox/clock').send({ now: T0, frozen: true }).expect(200);
     await sb.http.put('/ns/steer-a/_sandbox/webhooks/behaviour').send({ delay_ms: 1000 }).expect(200);
     expect((await sb.http.get('/_sandbox/webhooks/behaviour').expect(200)).body.delay_ms).toBe(0);
-    receiver.trust((await sb.http.post('/ns/steer-a/_sandbox/records/webhook_subscriptions').send({ url: receiver.url }).expect(201)).body.secret);
+    await subscribeReceiver(sb, receiver, '/ns/steer-a');
     await putBuyer('Carried Along', '/ns/steer-a');
     const state = (await sb.http.get('/ns/steer-a/_sandbox/state').expect(200)).body;
     expect(state.parts.webhooks).toEqual({ behaviour: { delay_ms: 1000, duplicate: false, reorder: false }, dropped: 0 });
