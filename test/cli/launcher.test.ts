@@ -87,45 +87,51 @@ function ended(pid: number): boolean {
 const BANNER_WAIT = 'i=0; until grep -q "listening on" err.log 2>/dev/null; do sleep 0.1; i=$((i+1)); [ $i -gt 300 ] && exit 3; done';
 
 describe('a server started through npx by a script', () => {
+  // Two npx starts (each a second or more of npm alone) and the launcher checks: under a full
+  // suite on two cores this once took over 20 s, so the test has a wider limit of its own.
   it.each([
     ['kill $!', 'TERM'],
     ['kill -9 $!', 'KILL'],
-  ])('stops gracefully when the script does %s, and nothing keeps its port', async (_name, signal) => {
-    const dir = `npx-${signal}`;
-    const run = await runScript(
-      dir,
-      [
-        'npx payments-sandbox --port 0 > out.log 2> err.log &',
-        'NPX=$!',
-        BANNER_WAIT,
-        'npx payments-sandbox wait --url "$(grep -o "http://127.0.0.1:[0-9]*" err.log | head -1)" --timeout 20s > wait.txt',
-        `kill -${signal} $NPX`,
-        'wait $NPX',
-        'echo "npx exited $?"',
-      ].join('\n'),
-    );
-    expect(run.code).toBe(0);
-    const { url, pid, launcher } = listening(dir);
-    started.push(pid);
-    expect(launcher?.name).toMatch(/^npm/);
-    expect(launcher?.pid).not.toBe(pid);
-    expect(run.stdout).toMatch(/^npx exited \d+\n$/);
-    expect(readFileSync(join(project, dir, 'wait.txt'), 'utf8')).toMatch(new RegExp(`^payments-sandbox \\S+ is ready at ${url}`));
-    // The port is free again within a few checks of the launcher (one a second).
-    await waitFor(async () => ((await portAnswers(url)) ? undefined : true), `${url} to stop answering`, 15_000);
-    await waitFor(() => (ended(pid) ? true : undefined), `server ${pid} to end`);
-    const err = readFileSync(join(project, dir, 'err.log'), 'utf8');
-    expect(err.trimEnd().split('\n').at(-1)).toMatch(/^payments-sandbox stopped after \d+\.\d s: \d+ requests?, state was in memory$/);
-    const lines = readFileSync(join(project, dir, 'out.log'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(lines.at(-2)).toMatchObject({
-      level: 'info',
-      msg: `the process that started payments-sandbox (${launcher!.name}, pid ${launcher!.pid}) has ended: stopping`,
-    });
-    expect(lines.at(-1)).toMatchObject({ level: 'info', launcherGone: launcher!.pid });
-  });
+  ])(
+    'stops gracefully when the script does %s, and nothing keeps its port',
+    async (_name, signal) => {
+      const dir = `npx-${signal}`;
+      const run = await runScript(
+        dir,
+        [
+          'npx payments-sandbox --port 0 > out.log 2> err.log &',
+          'NPX=$!',
+          BANNER_WAIT,
+          'npx payments-sandbox wait --url "$(grep -o "http://127.0.0.1:[0-9]*" err.log | head -1)" --timeout 20s > wait.txt',
+          `kill -${signal} $NPX`,
+          'wait $NPX',
+          'echo "npx exited $?"',
+        ].join('\n'),
+      );
+      expect(run.code).toBe(0);
+      const { url, pid, launcher } = listening(dir);
+      started.push(pid);
+      expect(launcher?.name).toMatch(/^npm/);
+      expect(launcher?.pid).not.toBe(pid);
+      expect(run.stdout).toMatch(/^npx exited \d+\n$/);
+      expect(readFileSync(join(project, dir, 'wait.txt'), 'utf8')).toMatch(new RegExp(`^payments-sandbox \\S+ is ready at ${url}`));
+      // The port is free again within a few checks of the launcher (one a second).
+      await waitFor(async () => ((await portAnswers(url)) ? undefined : true), `${url} to stop answering`, 15_000);
+      await waitFor(() => (ended(pid) ? true : undefined), `server ${pid} to end`);
+      const err = readFileSync(join(project, dir, 'err.log'), 'utf8');
+      expect(err.trimEnd().split('\n').at(-1)).toMatch(/^payments-sandbox stopped after \d+\.\d s: \d+ requests?, state was in memory$/);
+      const lines = readFileSync(join(project, dir, 'out.log'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(lines.at(-2)).toMatchObject({
+        level: 'info',
+        msg: `the process that started payments-sandbox (${launcher!.name}, pid ${launcher!.pid}) has ended: stopping`,
+      });
+      expect(lines.at(-1)).toMatchObject({ level: 'info', launcherGone: launcher!.pid });
+    },
+    90_000,
+  );
 });
 
 describe('a server started directly by a script', () => {

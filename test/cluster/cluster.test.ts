@@ -355,6 +355,14 @@ describe('a shared sandbox behind HAProxy', () => {
     });
     expect(written.status).toBe(200);
     expect((await buyerName(proxy.url, ns)).name).toBe('after');
-    expect((await (await fetch(`${owner.url}/_sandbox/health`)).json()).status).toBe('ok');
-  }, 30_000);
+    // Each node's client reconnects on its own back-off, so the one that took the write may be back
+    // before the one asked: wait for every node to say so, as a load balancer's check would.
+    for (const node of nodes) {
+      const health = await waitFor(`${node.id} to report its store connected again`, async () => {
+        const body = await (await fetch(`${node.url}/_sandbox/health`)).json();
+        return body.status === 'ok' ? body : undefined;
+      });
+      expect(health).toMatchObject({ status: 'ok', store: { status: 'connected', problem: null } });
+    }
+  }, 40_000);
 });
