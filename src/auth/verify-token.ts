@@ -40,6 +40,7 @@ export class TokenCache {
    * comparing two strings costs less than hashing a JWT-long key for the map on every request.
    */
   private last: { token: string; entry: CacheEntry } | null = null;
+  private readonly verifying = new Map<string, { pairId: string; publicKey: string; result: Promise<VerifiedToken> }>();
   constructor(max = 10_000) {
     this.entries = new LRUCache({ max });
   }
@@ -67,6 +68,26 @@ export class TokenCache {
   delete(token: string): void {
     this.entries.delete(token);
     this.last = null;
+  }
+
+  /**
+   * The signature check of `token` against `pair`, run once for concurrent first uses: a client
+   * that opens 50 connections at once sends its new token on each before any check has finished,
+   * and 50 checks of an ES512 signature held a cold sandbox's first answers back by most of a
+   * second. A waiter gets its own namespace's pair back, the claims of the one check.
+   */
+  verifyOnce(token: string, pair: ApiKeyPairRecord, verify: () => Promise<VerifiedToken>): Promise<VerifiedToken> {
+    const running = this.verifying.get(token);
+    if (running && running.pairId === pair.id && running.publicKey === pair.public_key) {
+      return running.result.then(({ scopes, claims }) => ({ pair, scopes, claims }));
+    }
+    const check = { pairId: pair.id, publicKey: pair.public_key, result: verify() };
+    this.verifying.set(token, check);
+    const forget = () => {
+      if (this.verifying.get(token) === check) this.verifying.delete(token);
+    };
+    check.result.then(forget, forget);
+    return check.result;
   }
 }
 
@@ -151,7 +172,7 @@ export function verifyToken(token: string, store: Store, cache: TokenCache, nowM
     return { pair, scopes: hit.scopes, claims: hit.claims };
   }
   if (hit) cache.delete(token); // the pair behind the kid changed: verify again from scratch
-  return verifySignature(token, header, pair, alg, cache, nowMs);
+  return cache.verifyOnce(token, pair, () => verifySignature(token, header, pair, alg, cache, nowMs));
 }
 
 async function verifySignature(

@@ -113,6 +113,90 @@ describe('token times and the token cache', () => {
     });
   });
 
+  describe('concurrent first uses of a token', () => {
+    // A client opening many connections at once sends a new token on each before any signature
+    // check has finished: one check serves them all, and each still gets its own namespace's answer.
+    const concurrently = <T>(n: number, call: () => Promise<T>) => Promise.all(Array.from({ length: n }, call));
+
+    it('answers 20 concurrent first uses of a new token 200 each, and caches it once', async () => {
+      const token = await admin({ exp: NOW + 60 });
+      const before = sb.deps.tokenCache.size;
+      const answers = await concurrently(20, () => calls.read(sb, bearer(token)));
+      expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
+      expect(sb.deps.tokenCache.size).toBe(before + 1);
+    });
+
+    it('answers 20 concurrent first uses of a badly signed token 401 each, and checks it again on the next use', async () => {
+      const forged = await signRaw({ key: privateKeyOf('read-only'), alg: 'ES512', kid: adminKid, exp: NOW + 60 });
+      const before = sb.deps.tokenCache.size;
+      const answers = await concurrently(20, () => calls.read(sb, bearer(forged)));
+      for (const res of answers) {
+        expect(res.status).toBe(401);
+        expectErrorBody(res.body, 401, 'unauthorized');
+        expect(res.body.message).toBe('The bearer token signature does not match the public key of the API key pair named by its kid.');
+      }
+      expect(sb.deps.tokenCache.size).toBe(before);
+      await expect401(bearer(forged), /signature does not match/);
+    });
+
+    it('shares no check between namespaces whose pair under that kid has another public key', async () => {
+      const created = await createPair(sb, bearer(await tokenFor('admin')), { display_name: 'Two keys', role_ids: [WELL_KNOWN.roles.admin.id] });
+      const token = await mintToken({ privateKeyPem: created.private_key, ttlSeconds: 300 });
+      const other = sb.deps.namespaces.admit('auth-concurrent-other');
+      const record = pairRecord(sb, created.id)!;
+      other.store.collections.api_key_pairs.insert({ ...record, public_key: pairRecord(sb, WELL_KNOWN.keyPairs.readOnly.id)!.public_key });
+      const inOther = () => sb.http.get('/card-scheme-definitions').set('authorization', bearer(token)).set('x-sandbox-namespace', 'auth-concurrent-other');
+      const answers = await Promise.all([calls.read(sb, bearer(token)), inOther(), calls.read(sb, bearer(token)), inOther()]);
+      expect(answers.map((r) => r.status)).toEqual([200, 401, 200, 401]);
+      expect(answers[1].body.message).toMatch(/signature does not match/);
+    });
+  });
+
+  describe('TokenCache.verifyOnce', () => {
+    const pair = (publicKey: string) => ({ ...pairRecord(sb, WELL_KNOWN.keyPairs.admin.id)!, public_key: publicKey });
+
+    it('runs one check for concurrent uses of a token and pair, another for another key, and a new one once settled', async () => {
+      const cache = new TokenCache();
+      let checks = 0;
+      const verify = (p: ReturnType<typeof pair>) => async () => {
+        checks++;
+        await new Promise((resolve) => setImmediate(resolve));
+        return { pair: p, scopes: ['a'], claims: { exp: NOW + 60 } };
+      };
+      const a = pair('key A');
+      const a2 = pair('key A'); // the same pair as another namespace holds it: same id and key, its own object
+      const b = pair('key B');
+      const [first, second, third] = await Promise.all([
+        cache.verifyOnce('t', a, verify(a)),
+        cache.verifyOnce('t', a2, verify(a2)),
+        cache.verifyOnce('t', b, verify(b)),
+      ]);
+      expect(checks).toBe(2);
+      expect(first.pair).toBe(a);
+      expect(second.pair).toBe(a2);
+      expect(second.scopes).toEqual(['a']);
+      expect(third.pair).toBe(b);
+      await cache.verifyOnce('t', a, verify(a));
+      expect(checks).toBe(3);
+    });
+
+    it('gives a failed check to every waiter, and forgets it', async () => {
+      const cache = new TokenCache();
+      const a = pair('key A');
+      let checks = 0;
+      const failing = async () => {
+        checks++;
+        await new Promise((resolve) => setImmediate(resolve));
+        throw new Error('bad signature');
+      };
+      const results = await Promise.allSettled([cache.verifyOnce('t', a, failing), cache.verifyOnce('t', a, failing)]);
+      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+      expect(checks).toBe(1);
+      await expect(cache.verifyOnce('t', a, failing)).rejects.toThrow('bad signature');
+      expect(checks).toBe(2);
+    });
+  });
+
   describe('last_used_at', () => {
     it('records the sandbox clock on the pair at each authenticated request, even a refused one', async () => {
       const ns = sb.deps.namespaces.get();
