@@ -7,6 +7,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import { CONCURRENCY, EXCERPT_BYTES, MAX_ANSWER_BYTES } from './limits.js';
 import type { TargetPolicy } from './targets.js';
+import { coalescingWrites } from './write-coalescing.js';
 
 export interface AttemptResult {
   /** The receiver's status; null when no answer came. */
@@ -207,7 +208,7 @@ export class WebhookTransport {
       maxHeaderSize: 65_536,
       keepAliveTimeout: 4_000,
       keepAliveMaxTimeout: 10_000,
-      connect: targets.connector(timeoutMs),
+      connect: coalescingWrites(targets.connector(timeoutMs)),
     });
     this.agent.dispatch(options, attempt);
   }
