@@ -1,7 +1,6 @@
 // undici writes every request with a system call of its own, pipelined ones on one connection
 // included; on loopback each such write also wakes the receiver, and a notification then cost the
-// sandbox about 75 CPU µs, most of it in the kernel (2026-12-06: one writev a notification under
-// strace). Corking a delivery socket for the rest of the turn of the event loop in which it is
+// sandbox about 75 CPU µs (2026-12-06: one writev a notification under strace). Corking a delivery socket for the rest of the turn of the event loop in which it is
 // first written lets the requests dispatched in that turn leave in one write: about five a write
 // under the bench's load, 40 µs a notification (PUT with a subscription from 0.55 to 0.64 of PUT
 // without, side by side). Nothing else about the socket changes: undici still owns it.
