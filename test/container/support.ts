@@ -146,3 +146,22 @@ export function removeContainers(...names: string[]): void {
   const present = names.filter(Boolean);
   if (present.length) cli(['rm', '-f', '-v', '-t', '0', ...present]);
 }
+
+export interface EngineSocket {
+  /** DOCKER_HOST for a Testcontainers library (unset: docker's own socket). */
+  dockerHost: string | undefined;
+  stop(): void;
+}
+
+/**
+ * A Docker-compatible socket for a Testcontainers library: with podman, `podman system service` on
+ * a socket of the test's own (stopped by `stop`); with docker, its own socket. Ryuk stays disabled
+ * (TESTCONTAINERS_RYUK_DISABLED=true): it needs a privileged container of its own.
+ */
+export async function engineSocket(dir: string): Promise<EngineSocket> {
+  if (engine() !== 'podman') return { dockerHost: process.env.DOCKER_HOST, stop: () => {} };
+  const socket = `${dir}/podman.sock`;
+  const service = spawn('podman', ['system', 'service', '--time=0', `unix://${socket}`], { env: engineEnv(), stdio: 'ignore' });
+  await waitFor('the podman socket', async () => ((await http('http://d/_ping', { socketPath: socket, timeoutMs: 1000 })).status === 200 ? true : undefined));
+  return { dockerHost: `unix://${socket}`, stop: () => service.kill('SIGTERM') };
+}

@@ -2,39 +2,32 @@
 // package against podman's Docker-compatible socket (podman system service on a socket of its
 // own, Ryuk disabled: it needs a privileged container of its own), or docker's where docker is
 // the engine. Two clients get two namespaces: a write in one is not seen by the other.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WELL_KNOWN } from '../../fixtures/well-known.js';
 import { ROOT } from '../cluster/support.js';
-import { engine, engineEnv, http, httpJson, waitFor } from './support.js';
+import { type EngineSocket, engineSocket, http, httpJson } from './support.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 
 describe('the Testcontainers snippet (Node)', () => {
-  let service: ChildProcess | undefined;
+  let socket: EngineSocket | undefined;
   let dir: string;
   let snippet: typeof import('./testcontainers-snippet.js');
   let sandbox: Awaited<ReturnType<typeof snippet.startSandbox>>;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sandbox-testcontainers-'));
-    if (engine() === 'podman') {
-      const socket = join(dir, 'podman.sock');
-      service = spawn('podman', ['system', 'service', '--time=0', `unix://${socket}`], { env: engineEnv(), stdio: 'ignore' });
-      await waitFor('the podman socket', async () =>
-        (await http(`http://d/_ping`, { socketPath: socket, timeoutMs: 1000 })).status === 200 ? true : undefined,
-      );
-      process.env.DOCKER_HOST = `unix://${socket}`;
-    }
+    socket = await engineSocket(dir);
+    if (socket.dockerHost) process.env.DOCKER_HOST = socket.dockerHost;
     process.env.TESTCONTAINERS_RYUK_DISABLED = 'true';
     snippet = await import('./testcontainers-snippet.js');
     sandbox = await snippet.startSandbox();
   });
   afterAll(async () => {
     await sandbox?.stop();
-    service?.kill('SIGTERM');
+    socket?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
