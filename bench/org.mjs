@@ -1,0 +1,271 @@
+// npm run bench:org: an organisation's CI at once. N jobs, each in a namespace of its own, C at a
+// time, the way a CI job uses the sandbox (reset, three buyer updates, two lists, a report, a clock
+// move, a scenario's answer, read-backs: 12 calls), against one process and against the shared
+// sandbox (three nodes, HAProxy running deploy/haproxy.cfg, Redis with an append-only file), on
+// this machine. Prints jobs a second, p50/p99 per job and per kind of call, failed jobs (any
+// unexpected status or a read-back that lost a write), namespaces answered by more than one node
+// (none is stopped during the run, so every move is one too many), Redis memory, each process's
+// RSS and where the CPU went. Targets only 127.0.0.1 and stops by itself.
+//
+//   ORG_JOBS=1000 ORG_CONCURRENCY=200 ORG_MODES=one,shared npm run bench:org
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+import { mintToken } from '../dist/src/auth/mint-token.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const CLI = join(ROOT, 'dist/bundle/cli.js');
+const JOBS = Number(process.env.ORG_JOBS ?? 1000);
+const CONCURRENCY = Number(process.env.ORG_CONCURRENCY ?? 200);
+const MODES = (process.env.ORG_MODES ?? 'one,shared').split(',');
+const BUYER = 'b0000000-0000-4000-8000-000000000001';
+// Every job's namespace stays until the run ends: the cap must hold them all.
+const NODE_ARGS = ['--log-level', 'warn', '--namespace-cap', String(JOBS + 100)];
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function program(name) {
+  const found = spawnSync('sh', ['-c', `command -v ${name} || ls /usr/sbin/${name} 2>/dev/null`], { encoding: 'utf8' }).stdout.trim();
+  if (!found) throw new Error(`bench:org needs ${name}: apt-get install -y ${name === 'redis-server' ? 'redis-server' : name}`);
+  return found.split('\n')[0];
+}
+
+/** A child process; resolves once `ready` answers true (polled), rejects if it exits first. */
+async function startProcess(what, command, args, ready) {
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-5000)));
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${what} exited: ${stderr}`);
+    if (await ready().catch(() => false)) return child;
+    if (Date.now() > deadline) throw new Error(`${what} not ready within 30 s: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const healthy = (url) => async () => (await fetch(`${url}/_sandbox/health`)).status === 200;
+
+async function stopAll(children) {
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', resolve);
+          child.kill('SIGTERM');
+          setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+        }),
+    ),
+  );
+}
+
+/** One process, as `npm start` runs it. */
+async function startOne() {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const node = await startProcess('sandbox', process.execPath, ['--max-semi-space-size=8', CLI, '--port', String(port), ...NODE_ARGS], healthy(url));
+  return { url, processes: { sandbox: node }, redisUrl: null, children: [node] };
+}
+
+/** Redis (append-only, fsync on every write, as deploy/compose.yaml runs it), three nodes, HAProxy as shipped. */
+async function startShared(dir) {
+  const redisPort = await freePort();
+  const redisUrl = `redis://127.0.0.1:${redisPort}`;
+  const redisArgs = ['--port', String(redisPort), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''];
+  const redis = await startProcess('redis-server', program('redis-server'), redisArgs, async () => {
+    const ping = spawnSync('redis-cli', ['-p', String(redisPort), 'ping'], { encoding: 'utf8' });
+    return ping.stdout.trim() === 'PONG';
+  });
+  const nodes = [];
+  for (const id of ['node1', 'node2', 'node3']) {
+    const port = await freePort();
+    const args = ['--max-semi-space-size=8', CLI, '--port', String(port), '--node-id', id, '--store', redisUrl, ...NODE_ARGS];
+    nodes.push({ id, port, child: await startProcess(id, process.execPath, args, healthy(`http://127.0.0.1:${port}`)) });
+  }
+  const proxyPort = await freePort();
+  const servers = nodes.map((n) => `    server ${n.id} 127.0.0.1:${n.port} check id ${n.id.slice(4)}`).join('\n');
+  const config = readFileSync(join(ROOT, 'deploy/haproxy.cfg'), 'utf8')
+    .replace(/bind 127\.0\.0\.1:4010/, `bind 127.0.0.1:${proxyPort}`)
+    .replace(/(\n {4}server .*)+/, `\n${servers}`);
+  writeFileSync(join(dir, 'haproxy.cfg'), config);
+  const url = `http://127.0.0.1:${proxyPort}`;
+  const haproxy = await startProcess('haproxy', program('haproxy'), ['-db', '-f', join(dir, 'haproxy.cfg')], healthy(url));
+  const processes = { redis, haproxy, ...Object.fromEntries(nodes.map((n) => [n.id, n.child])) };
+  return { url, processes, redisPort, children: [haproxy, ...nodes.map((n) => n.child), redis] };
+}
+
+/** The 12 calls of one CI job, each with the status it must answer. */
+function jobCalls(ns) {
+  const at = `/ns/${ns}`;
+  const json = { 'content-type': 'application/json' };
+  const put = (n) => ({ kind: 'PUT /buyers', method: 'PUT', path: `${at}/buyers/${BUYER}`, headers: json, body: { display_name: `${ns} ${n}` }, expect: 200 });
+  return [
+    { kind: 'POST reset', method: 'POST', path: `${at}/_sandbox/reset`, headers: json, body: {}, expect: 200 },
+    put(1),
+    put(2),
+    put(3),
+    { kind: 'GET /gift-cards', method: 'GET', path: `${at}/gift-cards?limit=5`, expect: 200 },
+    { kind: 'GET /connections', method: 'GET', path: `${at}/connections`, expect: 200 },
+    {
+      kind: 'POST /reports',
+      method: 'POST',
+      path: `${at}/reports`,
+      headers: json,
+      body: { name: 'Nightly', schedule: 'daily', schedule_enabled: true, spec: { model: 'transactions', params: {} } },
+      expect: 201,
+    },
+    { kind: 'POST clock/advance', method: 'POST', path: `${at}/_sandbox/clock/advance`, headers: json, body: { duration: '1d' }, expect: 200 },
+    { kind: 'GET scenario 429', method: 'GET', path: `${at}/gift-cards`, headers: { 'x-sandbox-scenario': 'rate-limited' }, expect: 429 },
+    {
+      kind: 'GET record',
+      method: 'GET',
+      path: `${at}/_sandbox/records/buyers/${BUYER}`,
+      expect: 200,
+      check: (body) => body.display_name === `${ns} 3` || `read back ${JSON.stringify(body.display_name)}, wrote "${ns} 3"`,
+    },
+    { kind: 'GET requests', method: 'GET', path: `${at}/_sandbox/requests?limit=5`, expect: 200 },
+    { kind: 'GET clock', method: 'GET', path: `${at}/_sandbox/clock`, expect: 200 },
+  ];
+}
+
+async function runJobs(url, auth) {
+  const dispatcher = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 10_000, headersTimeout: 120_000, bodyTimeout: 120_000 });
+  const perKind = new Map();
+  const jobTimes = [];
+  const failures = [];
+  const nodesOf = new Map();
+  let calls = 0;
+  let next = 0;
+  const runOne = async (index) => {
+    const ns = `org-${process.pid}-${index}`;
+    const started = performance.now();
+    for (const call of jobCalls(ns)) {
+      const t0 = performance.now();
+      let problem = null;
+      try {
+        const res = await request(`${url}${call.path}`, {
+          dispatcher,
+          method: call.method,
+          headers: { authorization: auth, ...call.headers },
+          body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        });
+        const text = await res.body.text();
+        const node = res.headers['x-sandbox-node'];
+        if (node) (nodesOf.get(ns) ?? nodesOf.set(ns, new Set()).get(ns)).add(node);
+        if (res.statusCode !== call.expect) problem = `${res.statusCode} (wanted ${call.expect}): ${text.slice(0, 200)}`;
+        else if (call.check) {
+          const verdict = call.check(JSON.parse(text));
+          if (verdict !== true) problem = verdict;
+        }
+      } catch (err) {
+        problem = `${err.code ?? ''} ${err.message}`;
+      }
+      calls++;
+      (perKind.get(call.kind) ?? perKind.set(call.kind, []).get(call.kind)).push(performance.now() - t0);
+      if (problem) {
+        failures.push(`${ns} ${call.kind}: ${problem}`);
+        return;
+      }
+    }
+    jobTimes.push(performance.now() - started);
+  };
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: Math.min(CONCURRENCY, JOBS) }, async () => {
+      while (next < JOBS) await runOne(next++);
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await dispatcher.close();
+  const moved = [...nodesOf.values()].filter((nodes) => nodes.size > 1).length;
+  return { seconds, calls, jobTimes, perKind, failures, moved };
+}
+
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+const rssMb = (pid) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024);
+
+function percentile(values, p) {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+const ms = (v) => (Number.isNaN(v) ? '-' : v >= 1000 ? `${(v / 1000).toFixed(2)} s` : `${Math.round(v)} ms`);
+
+async function measure(mode, auth) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-org-'));
+  const sandbox = mode === 'one' ? await startOne() : await startShared(dir);
+  try {
+    const before = Object.fromEntries(Object.entries(sandbox.processes).map(([name, child]) => [name, cpuMs(child.pid)]));
+    const loadBefore = process.cpuUsage();
+    const result = await runJobs(sandbox.url, auth);
+    const load = process.cpuUsage(loadBefore);
+    const cpu = Object.fromEntries(Object.entries(sandbox.processes).map(([name, child]) => [name, cpuMs(child.pid) - before[name]]));
+    cpu['load generator'] = Math.round((load.user + load.system) / 1000);
+    const rss = Object.fromEntries(Object.entries(sandbox.processes).map(([name, child]) => [name, rssMb(child.pid)]));
+    let redisMemory = null;
+    if (sandbox.redisPort) {
+      const info = spawnSync('redis-cli', ['-p', String(sandbox.redisPort), 'info', 'memory'], { encoding: 'utf8' }).stdout;
+      redisMemory = /used_memory_human:(\S+)/.exec(info)?.[1] ?? null;
+    }
+    return { mode, ...result, cpu, rss, redisMemory };
+  } finally {
+    await stopAll(sandbox.children);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function report(r) {
+  const ok = r.jobTimes.length;
+  console.log(`\n${r.mode === 'one' ? 'one process' : 'shared sandbox (3 nodes, HAProxy, Redis AOF)'}: ${JOBS} jobs, ${CONCURRENCY} at once`);
+  console.log(`  jobs a second ${(ok / r.seconds).toFixed(1)}, calls a second ${Math.round(r.calls / r.seconds)}, ${r.seconds.toFixed(1)} s`);
+  console.log(`  a job: p50 ${ms(percentile(r.jobTimes, 50))}, p99 ${ms(percentile(r.jobTimes, 99))}`);
+  console.log(`  failed jobs ${r.failures.length}; namespaces answered by more than one node ${r.moved}`);
+  for (const line of r.failures.slice(0, 5)) console.log(`    ${line}`);
+  for (const [kind, times] of r.perKind)
+    console.log(`  ${kind.padEnd(20)} p50 ${ms(percentile(times, 50)).padStart(8)}  p99 ${ms(percentile(times, 99)).padStart(8)}`);
+  const total = Object.values(r.cpu).reduce((a, b) => a + b, 0);
+  console.log(
+    `  CPU (s, share): ${Object.entries(r.cpu)
+      .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} (${Math.round((100 * v) / total)}%)`)
+      .join(', ')}`,
+  );
+  console.log(
+    `  RSS (MB): ${Object.entries(r.rss)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}${r.redisMemory ? `; Redis used_memory ${r.redisMemory}` : ''}`,
+  );
+}
+
+const auth = `Bearer ${await mintToken({ privateKeyPem: readFileSync(join(ROOT, 'fixtures/keys/admin.pem'), 'utf8'), ttlSeconds: 3600 })}`;
+const results = [];
+for (const mode of MODES) {
+  const r = await measure(mode, auth);
+  report(r);
+  results.push(r);
+}
+const [one, shared] = ['one', 'shared'].map((m) => results.find((r) => r.mode === m));
+if (one && shared) {
+  const ratio = shared.jobTimes.length / shared.seconds / (one.jobTimes.length / one.seconds);
+  console.log(
+    `\nshared / one process, jobs a second: ${ratio.toFixed(2)} (target 0.7); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+  );
+}
