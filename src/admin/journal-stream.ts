@@ -7,8 +7,11 @@
 // (DELETE, or handed to another node), the stream hears `reload`, as for a cleared journal. Entries
 // the journal itself drops (its entry count or byte budget reached) are told as `dropped` too, with
 // reason `journal_full`.
+
+import type { JournalView } from '../journal/entry.js';
 import { JournalFollower, type JournalFull } from '../journal/feed.js';
-import { entryFilter, JOURNAL, type Journal, type JournalFilter, type JournalView } from '../journal/journal.js';
+import { entryFilter, type JournalFilter } from '../journal/filters.js';
+import { JOURNAL, type Journal } from '../journal/journal.js';
 import { journalNamespaces } from './journal.js';
 import type { AdminHandlerMap } from './types.js';
 

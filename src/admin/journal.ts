@@ -2,8 +2,11 @@
 // client sent. The request's namespace by default; `namespace=*` reads every namespace. The list
 // also comes as a HAR 1.2 file (`format=har`) or as summaries without headers and bodies
 // (`view=summary`, what the console's list shows).
+
+import type { JournalEntry, JournalSummary, JournalView } from '../journal/entry.js';
+import { entryFilter, type JournalFilter } from '../journal/filters.js';
 import { toHar } from '../journal/har.js';
-import { entryFilter, JOURNAL, type JournalEntry, type JournalFilter, type JournalSummary, type JournalView } from '../journal/journal.js';
+import { JOURNAL } from '../journal/journal.js';
 import type { Namespace } from '../namespace/namespace.js';
 import { onlyAtRoot } from './scope.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';

@@ -35,7 +35,7 @@ export const webhookHandlers: AdminHandlerMap = {
     }
     if (ctx.ns.timedChangesMovedBy(kind.collection)) ctx.ns.catchUpTimedChanges(); // targets as the API would show them now
     const target = targetRecord(ctx, kind.collection, merchantAccountId, ctx.body.target_id);
-    const { event, deliveries } = hub.emit(name, merchantAccountId, kind.collection, target);
+    const { event, deliveries } = hub.emit({ name, merchantAccountId, collection: kind.collection, record: target });
     return { status: 201, body: { event, deliveries: deliveries.map((d) => deliveryView(ctx, d)) } };
   },
 

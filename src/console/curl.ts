@@ -1,7 +1,7 @@
 // "Copy as curl" for a journal entry: the request as the client sent it, secrets still redacted.
 // A redacted header becomes a shell variable the user sets ($TOKEN for Authorization, as in the
 // front page README), so the command runs once that is exported; nothing the journal dropped is made up.
-import type { JournalEntry } from '../journal/journal.js';
+import type { JournalEntry } from '../journal/entry.js';
 import { REDACTED } from '../journal/redact.js';
 
 /** Headers curl or the connection sets by itself: repeating them would be wrong or noise. */

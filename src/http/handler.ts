@@ -1,10 +1,9 @@
 // What an operation's handler receives and returns, for both documents (the API and the control
 // API): a plain function keyed by operationId, given a context made from the call.
 import type { Clock } from '../clock.js';
-import type { DeliverySteering } from '../namespace/announce.js';
+import type { Announcement, DeliverySteering } from '../namespace/announce.js';
 import type { Namespace } from '../namespace/namespace.js';
 import type { Operation } from '../spec/operations.js';
-import type { CollectionName } from '../store/records.js';
 import type { CollectionMap } from '../store/store.js';
 import { sandboxBaseOf } from './base-url.js';
 import { type Call, CallSlot, type Principal } from './call.js';
@@ -71,11 +70,10 @@ export class OperationContext<S> {
 
   /**
    * Says what the handler changed (ns.announce: an event for webhooks) in the request's merchant
-   * account, with the delivery steering the request's scenario gave, if any. `targetJson`: the
-   * record's API JSON when the handler made it anyway (see ChangeListener).
+   * account, now, with the delivery steering the request's scenario gave, if any.
    */
-  announce(name: string, collection: CollectionName, record: object, targetJson?: string): void {
-    this.ns.announce(name, this.merchantAccountId, collection, record, Number.NaN, this.call.get(DELIVERY_STEERING) ?? null, targetJson);
+  announce(what: Omit<Announcement, 'merchantAccountId' | 'atMs' | 'steering'>): void {
+    this.ns.announce({ ...what, merchantAccountId: this.merchantAccountId, steering: this.call.get(DELIVERY_STEERING) ?? null });
   }
 
   /** Where the client reached the sandbox (origin, and /ns/{name} in a namespace): the base of hosted pages' links. */

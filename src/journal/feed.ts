@@ -6,7 +6,9 @@
 // so the journal's own ring is its buffer; what it cannot keep up with (more than maxPerBatch
 // matching entries in one batch, or entries the journal dropped before the batch came) is counted
 // and reported, never queued without bound.
-import type { FilteredFields, Journal, JournalFeedLike, JournalSummary, JournalView } from './journal.js';
+import type { JournalSummary, JournalView } from './entry.js';
+import type { FilteredFields } from './filters.js';
+import type { Journal, JournalFeedLike } from './journal.js';
 
 /** Something following the feed. */
 export interface JournalWatcher {

@@ -3,7 +3,7 @@
 // gives them, so secrets are redacted exactly as in GET /_sandbox/requests. Fields HAR has no place
 // for (namespace, operation, scenario, ...) go in custom fields, which the spec lets start with `_`.
 import { STATUS_CODES } from 'node:http';
-import type { JournalEntry } from './journal.js';
+import type { JournalEntry } from './entry.js';
 import { MAX_BODY_CHARS } from './redact.js';
 
 export interface HarNameValue {

@@ -7,7 +7,8 @@
 import { type Call, CallSlot } from '../http/call.js';
 import { type SentBody, sentBody, sentHeaders } from '../http/json-response.js';
 import type { Step } from '../http/pipeline.js';
-import { JOURNAL, type ScenarioNote } from './journal.js';
+import type { ScenarioNote } from './entry.js';
+import { JOURNAL } from './journal.js';
 import type { PendingJournals } from './pending.js';
 import { MAX_BODY_CHARS, REDACTED, redactText, SECRET_HEADERS } from './redact.js';
 import { redactTokensInHeader } from './tokens.js';

@@ -4,25 +4,26 @@
 // account, announcing is a call and a check, with nothing built.
 import type { CollectionName } from '../store/records.js';
 
+/** One thing that happened to a record: what is announced, by name, from the caller to the listener. */
+export interface Announcement {
+  /** The event: `<resource type>.<what happened>` (buyer.updated). */
+  name: string;
+  merchantAccountId: string;
+  collection: CollectionName;
+  /** The stored record, or a view of it as it was at `atMs`; the listener reads it before returning and keeps nothing. */
+  record: object;
+  /** When it happened on the namespace clock; absent or NaN: now. */
+  atMs?: number;
+  /** How its deliveries are sent (the request's scenario's); absent or null: as the namespace's behaviour says. */
+  steering?: DeliverySteering | null;
+  /** The record's API JSON when the caller made it already (the answer it sends): the event embeds it instead of serializing the record again. */
+  targetJson?: string;
+}
+
 export interface ChangeListener {
   /** Whether an announcement for this merchant account would be delivered anywhere (build nothing when not). */
   wants(merchantAccountId: string): boolean;
-  /**
-   * `record` of `collection` had event `name` (`<resource type>.<what happened>`) in
-   * `merchantAccountId` at `atMs` on the namespace clock (NaN: now). `record` is the stored record,
-   * or a view of it as it was at `atMs`; the listener reads it before returning and keeps nothing.
-   * `targetJson`: the record's API JSON when the caller made it already (the answer it sends), so
-   * that the event embeds it instead of serializing the record again.
-   */
-  announced(
-    name: string,
-    merchantAccountId: string,
-    collection: CollectionName,
-    record: object,
-    atMs: number,
-    steering: DeliverySteering | null,
-    targetJson?: string,
-  ): void;
+  announced(announcement: Announcement): void;
 }
 
 /**

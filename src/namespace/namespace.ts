@@ -4,7 +4,7 @@
 import { Clock, type ClockState } from '../clock.js';
 import type { CollectionName, StoreData } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import type { ChangeListener, DeliverySteering, TimedChanges } from './announce.js';
+import type { Announcement, ChangeListener, TimedChanges } from './announce.js';
 import type { NamespacePart, PartKey } from './part.js';
 
 /** A whole namespace as plain JSON (GET /_sandbox/state). */
@@ -87,21 +87,11 @@ export class Namespace {
   }
 
   /**
-   * Says that `record` of `collection` had event `name` (e.g. buyer.updated) in a merchant account,
-   * at `atMs` on this namespace's clock (NaN: now), its deliveries steered by the request's scenario
-   * when it has one. Costs a call and a check when nobody listens.
+   * Says that a record had an event (e.g. buyer.updated) in a merchant account, its deliveries
+   * steered by the request's scenario when it has one. Costs a call and a check when nobody listens.
    */
-  announce(
-    name: string,
-    merchantAccountId: string,
-    collection: CollectionName,
-    record: object,
-    atMs = Number.NaN,
-    steering: DeliverySteering | null = null,
-    targetJson?: string,
-  ): void {
-    const listener = this.changeListener;
-    if (listener !== null) listener.announced(name, merchantAccountId, collection, record, atMs, steering, targetJson);
+  announce(announcement: Announcement): void {
+    this.changeListener?.announced(announcement);
   }
 
   /** Replaces the records only (a snapshot import); parts that derive state from records rebuild it. */

@@ -9,7 +9,7 @@ export const deletionHandlers: HandlerMap = {
   deleteCheckoutSession(ctx) {
     const { db, params, merchantAccountId } = ctx;
     const session = deleteOwned(db.checkout_sessions, params.checkout_session_id, merchantAccountId, 'Checkout session');
-    ctx.announce('checkout-session.deleted', 'checkout_sessions', session);
+    ctx.announce({ name: 'checkout-session.deleted', collection: 'checkout_sessions', record: session });
     return { status: 204 };
   },
 
@@ -17,14 +17,14 @@ export const deletionHandlers: HandlerMap = {
     const { db, params, merchantAccountId } = ctx;
     const service = deleteOwned(db.anti_fraud_services, params.anti_fraud_service_id, merchantAccountId, 'Anti-fraud service');
     db.anti_fraud_service_credentials.removeWhere((c) => c.anti_fraud_service_id === service.id);
-    ctx.announce('anti-fraud-service.deleted', 'anti_fraud_services', service);
+    ctx.announce({ name: 'anti-fraud-service.deleted', collection: 'anti_fraud_services', record: service });
     return { status: 204 };
   },
 
   deleteApplePayCertificate(ctx) {
     const { db, params, merchantAccountId } = ctx;
     const certificate = deleteOwned(db.apple_pay_certificates, params.apple_pay_certificate_id, merchantAccountId, 'Apple Pay certificate');
-    ctx.announce('apple-pay-certificate.deleted', 'apple_pay_certificates', certificate);
+    ctx.announce({ name: 'apple-pay-certificate.deleted', collection: 'apple_pay_certificates', record: certificate });
     return { status: 204 };
   },
 
@@ -32,7 +32,7 @@ export const deletionHandlers: HandlerMap = {
   deleteWebhookSubscription(ctx) {
     const { db, params, merchantAccountId } = ctx;
     const subscription = deleteOwned(db.webhook_subscriptions, params.subscription_id, merchantAccountId, 'Webhook subscription');
-    ctx.announce('webhook-subscription.deleted', 'webhook_subscriptions', subscription);
+    ctx.announce({ name: 'webhook-subscription.deleted', collection: 'webhook_subscriptions', record: subscription });
     return { status: 204 };
   },
 };

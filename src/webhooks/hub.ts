@@ -4,13 +4,13 @@
 // send. With no subscription for the merchant account, an announcement costs a lookup and builds
 // nothing. The event's target is serialized once, with the API's own serializers, at the moment of
 // the change; the body is then the same bytes on every attempt.
-import type { ChangeListener, DeliverySteering } from '../namespace/announce.js';
+import type { Announcement, ChangeListener, DeliverySteering } from '../namespace/announce.js';
 import type { Namespace } from '../namespace/namespace.js';
 import { type NamespacePart, PartKey } from '../namespace/part.js';
 import { apiShapeOf } from '../resources/api-shapes.js';
 import { storedBaseOf } from '../resources/payment-methods/approval.js';
 import type { Collection } from '../store/collection.js';
-import type { CollectionName, WebhookDeliveryRecord, WebhookSubscriptionRecord } from '../store/records.js';
+import type { WebhookDeliveryRecord, WebhookSubscriptionRecord } from '../store/records.js';
 import { flatUuid } from './flat-uuid.js';
 import { MAX_DELAY_MS, MAX_PENDING } from './limits.js';
 import { DeliveryQueue, type QueueHost } from './queue.js';
@@ -89,15 +89,7 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
     return this.byMerchant.has(merchantAccountId) || this.service.forward !== null;
   }
 
-  announced(
-    name: string,
-    merchantAccountId: string,
-    collection: CollectionName,
-    record: object,
-    atMs: number,
-    steering: DeliverySteering | null,
-    targetJson?: string,
-  ): void {
+  announced({ name, merchantAccountId, collection, record, atMs = Number.NaN, steering = null, targetJson }: Announcement): void {
     if (!this.wants(merchantAccountId)) return;
     const id = flatUuid();
     const createdAt = Number.isNaN(atMs) ? this.ns.clock.nowIso() : iso(atMs);
@@ -110,14 +102,10 @@ export class WebhookHub implements NamespacePart, ChangeListener, QueueHost {
    * Builds the event once and records a delivery of it per receiving subscription (more while
    * duplicating): as the request's scenario steers them, else as the namespace's behaviour says.
    */
-  emit(
-    name: string,
-    merchantAccountId: string,
-    collection: CollectionName,
-    record: object,
-    atMs = Number.NaN,
-    steering: DeliverySteering | null = null,
-  ): { event: WebhookEvent; deliveries: WebhookDeliveryRecord[] } {
+  emit({ name, merchantAccountId, collection, record, atMs = Number.NaN, steering = null }: Omit<Announcement, 'targetJson'>): {
+    event: WebhookEvent;
+    deliveries: WebhookDeliveryRecord[];
+  } {
     const event: WebhookEvent = {
       type: 'event',
       id: flatUuid(),

@@ -4,7 +4,8 @@
 // watches.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type FollowBatch, JournalFeed, JournalFollower, MAX_SCAN_PER_BATCH } from '../../src/journal/feed.js';
-import { entryFilter, Journal } from '../../src/journal/journal.js';
+import { entryFilter } from '../../src/journal/filters.js';
+import { Journal } from '../../src/journal/journal.js';
 import { rawEntry } from '../support/journal.js';
 
 const entry = (path: string, status = 200) => rawEntry(path, { namespace: 'ns', status, responseText: '{"ok":true}', responseContentType: 'application/json' });

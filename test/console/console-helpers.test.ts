@@ -5,7 +5,7 @@ import { COMMON_CASES, commonDefinition, ordinal } from '../../src/console/clien
 import { curlCommand, shellQuote } from '../../src/console/curl.js';
 import { dueNext } from '../../src/console/pages/due.js';
 import { recordMatches } from '../../src/console/pages/records.js';
-import type { JournalEntry } from '../../src/journal/journal.js';
+import type { JournalEntry } from '../../src/journal/entry.js';
 
 const entry = (overrides: Partial<JournalEntry>): JournalEntry => ({
   id: 1,

@@ -1,5 +1,5 @@
 // A recorded request as the journal keeps it, for tests of the journal itself.
-import type { RawJournalEntry } from '../../src/journal/journal.js';
+import type { RawJournalEntry } from '../../src/journal/entry.js';
 
 export const rawEntry = (path: string, overrides: Partial<RawJournalEntry> = {}): RawJournalEntry => ({
   timestamp: '2026-01-01T00:00:00.000Z',

@@ -193,7 +193,7 @@ describe('events the sandbox sends', () => {
       for (const name of readdirSync(dir)) {
         const path = join(dir, name);
         if (statSync(path).isDirectory()) walk(path);
-        else for (const m of readFileSync(path, 'utf8').matchAll(/announce\(\s*'([a-z-]+\.[a-z-]+)'/g)) announced.add(m[1]);
+        else for (const m of readFileSync(path, 'utf8').matchAll(/announce\(\{\s*name: '([a-z-]+\.[a-z-]+)'/g)) announced.add(m[1]);
       }
     };
     walk(join(import.meta.dirname, '../../src/resources'));

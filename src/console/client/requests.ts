@@ -2,7 +2,7 @@
 // from GET /_sandbox/requests/stream (server-sent events, read with fetch so the admin token goes
 // as a header), the filters as both requests' query, a row's detail as a part of the page, and
 // the export as GET /_sandbox/requests?format=har.
-import type { JournalSummary } from '../../journal/journal.js';
+import type { JournalSummary } from '../../journal/entry.js';
 import { controlHeaders, isTokenProblem, say } from './api.js';
 
 interface Htmx {

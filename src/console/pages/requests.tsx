@@ -4,7 +4,7 @@
 // fragment: headers, pretty bodies, a 4xx's validation details and the request as curl.
 
 import { ApiError } from '../../errors/api-error.js';
-import type { JournalEntry } from '../../journal/journal.js';
+import type { JournalEntry } from '../../journal/entry.js';
 import { JOURNAL } from '../../journal/journal.js';
 import { curlCommand } from '../curl.js';
 import { PageHeading } from '../layout.js';

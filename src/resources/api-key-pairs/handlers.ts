@@ -55,7 +55,7 @@ export const apiKeyPairHandlers: HandlerMap = {
       role_ids: roles.map((r) => r.id),
     };
     db.api_key_pairs.insert(pair);
-    ctx.announce('api-key-pair.created', 'api_key_pairs', pair); // the event's target never holds the private key
+    ctx.announce({ name: 'api-key-pair.created', collection: 'api_key_pairs', record: pair }); // the event's target never holds the private key
     // The private key exists only in this response: it is not in the record, nor anywhere else.
     return { body: serializeApiKeyPair(db, pair, privateKey) };
   },

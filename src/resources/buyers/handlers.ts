@@ -17,7 +17,7 @@ export const buyerHandlers: HandlerMap = {
     const updated = db.buyers.update(buyer.id, patch) ?? buyer;
     // The answer's JSON is the event's target too, serialized once for both (announcing costs a check when nobody listens).
     const json = JSON.stringify(serializeBuyer(updated));
-    ctx.announce('buyer.updated', 'buyers', updated, json);
+    ctx.announce({ name: 'buyer.updated', collection: 'buyers', record: updated, targetJson: json });
     return { json };
   },
 };

@@ -100,7 +100,13 @@ export function decide(ns: Namespace, tokenId: string, decision: Decision, atMs 
     approval_plan: null,
     updated_at: at,
   }) as PaymentServiceTokenRecord;
-  ns.announce('payment-service-token.updated', updated.merchant_account_id, 'payment_service_tokens', updated, atMs);
+  ns.announce({
+    name: 'payment-service-token.updated',
+    merchantAccountId: updated.merchant_account_id,
+    collection: 'payment_service_tokens',
+    record: updated,
+    atMs,
+  });
   return updated;
 }
 

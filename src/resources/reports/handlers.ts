@@ -44,7 +44,7 @@ export const reportHandlers: HandlerMap = {
       next_execution_at: next === null ? null : new Date(next).toISOString(),
     };
     db.reports.insert(report);
-    ctx.announce('report.created', 'reports', report);
+    ctx.announce({ name: 'report.created', collection: 'reports', record: report });
     // A `once` report runs at creation: its execution exists when the response is sent. The response
     // still shows next_execution_at as computed (that run's instant); the stored report then has null.
     catchUpReports(ns, ctx.slot(REQUEST_LIFECYCLE) ?? null);

@@ -136,7 +136,13 @@ function runDueSchedules(ns: Namespace, now: number, request: RequestLifecycle |
     }
     for (const run of runs.slice(-MAX_RUNS_PER_CATCH_UP)) {
       const execution = db.report_executions.insert(newExecution(report, run, planForNewExecution(ns, report.merchant_account_id, request)));
-      ns.announce('report-execution.created', execution.merchant_account_id, 'report_executions', execution, run);
+      ns.announce({
+        name: 'report-execution.created',
+        merchantAccountId: execution.merchant_account_id,
+        collection: 'report_executions',
+        record: execution,
+        atMs: run,
+      });
     }
     db.reports.update(report.id, { next_execution_at: next === null ? null : new Date(next).toISOString() });
   }
@@ -203,7 +209,13 @@ function announceStatuses(
     if (i <= from) continue;
     const status = plan.path[i];
     const asThen = { ...execution, status, updated_at: new Date(since).toISOString() };
-    ns.announce(`report-execution.${status}`, execution.merchant_account_id, 'report_executions', asThen, since);
+    ns.announce({
+      name: `report-execution.${status}`,
+      merchantAccountId: execution.merchant_account_id,
+      collection: 'report_executions',
+      record: asThen,
+      atMs: since,
+    });
   }
 }
 
