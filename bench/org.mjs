@@ -47,7 +47,13 @@ function program(name) {
 async function startProcess(what, command, args, ready) {
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-5000)));
+  const downs = [];
+  child.stderr.on('data', (d) => {
+    stderr = (stderr + d).slice(-5000);
+    // HAProxy marking a node down: every namespace of that node moves.
+    for (const m of String(d).matchAll(/Server \S+\/(\S+) is DOWN, reason: ([^,]+)/g)) downs.push(`${m[1]}: ${m[2]}`);
+  });
+  child.downs = downs;
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${what} exited: ${stderr}`);
@@ -226,7 +232,7 @@ async function measure(mode, auth) {
       const info = spawnSync('redis-cli', ['-p', String(sandbox.redisPort), 'info', 'memory'], { encoding: 'utf8' }).stdout;
       redisMemory = /used_memory_human:(\S+)/.exec(info)?.[1] ?? null;
     }
-    return { mode, ...result, cpu, rss, redisMemory };
+    return { mode, ...result, cpu, rss, redisMemory, downs: sandbox.processes.haproxy?.downs ?? [] };
   } finally {
     await stopAll(sandbox.children);
     rmSync(dir, { recursive: true, force: true });
@@ -240,6 +246,7 @@ function report(r) {
   console.log(`  a job: p50 ${ms(percentile(r.jobTimes, 50))}, p99 ${ms(percentile(r.jobTimes, 99))}`);
   console.log(`  failed jobs ${r.failures.length}; namespaces answered by more than one node ${r.moved}`);
   for (const line of r.failures.slice(0, 5)) console.log(`    ${line}`);
+  if (r.mode === 'shared') console.log(`  HAProxy marked a node down ${r.downs.length} times${r.downs.length ? `: ${r.downs.slice(0, 5).join('; ')}` : ''}`);
   for (const [kind, times] of r.perKind)
     console.log(`  ${kind.padEnd(20)} p50 ${ms(percentile(times, 50)).padStart(8)}  p99 ${ms(percentile(times, 99)).padStart(8)}`);
   const total = Object.values(r.cpu).reduce((a, b) => a + b, 0);

@@ -164,9 +164,9 @@ function optionsOf(url: string): { host: string; port: number } {
  * Connects to Redis (a second connection for subscriptions is `duplicate()`). Fails with a message
  * naming the address when it cannot be reached within `timeoutMs`. Afterwards commands fail at once
  * while the connection is down (no offline queue: a write must not wait for a Redis that may never
- * come back), and ioredis reconnects by itself.
+ * come back), and ioredis reconnects by itself. A command unanswered after `commandTimeoutMs` fails.
  */
-export async function connectRedis(url: string, timeoutMs = 3_000): Promise<SandboxRedis> {
+export async function connectRedis(url: string, timeoutMs = 3_000, commandTimeoutMs = 2_000): Promise<SandboxRedis> {
   const loaded = (await import('ioredis')) as unknown as { Redis?: typeof RedisClient; default?: { Redis?: typeof RedisClient } & typeof RedisClient };
   const Redis = (loaded.Redis ?? loaded.default?.Redis ?? loaded.default) as typeof RedisClient; // CommonJS, however the bundle loads it
   const { host, port } = optionsOf(url);
@@ -178,7 +178,7 @@ export async function connectRedis(url: string, timeoutMs = 3_000): Promise<Sand
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: timeoutMs,
-    commandTimeout: 2_000, // a Redis that stopped answering fails the request instead of holding it
+    commandTimeout: commandTimeoutMs, // a Redis that stopped answering fails the request instead of holding it
     retryStrategy: (times) => Math.min(50 * times, 500),
   });
   let lastError = '';
