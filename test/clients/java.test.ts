@@ -8,19 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningCli } from '../cli/support/cli.js';
 import { toolchain } from '../support/toolchain.js';
 import { CLIENTS, ROOT, runCommand, startClientSandbox } from './support.js';
+import { ALL_PASSED, surefireSummary } from './surefire.js';
 
 const SUITE = join(CLIENTS, 'java');
 const MAVEN = toolchain('the Java client suite', 'mvn', ['-B', '-v'], 'a JDK 17 and Maven: apt-get install -y openjdk-17-jdk-headless maven');
 // A cold .m2 downloads for a minute or two on a shared machine; a warm run takes about 30 s.
 const BUDGET_MS = 300_000;
-
-/** Surefire's per-class lines and its total, the lines a reader of the vitest output wants. */
-export function surefireSummary(output: string): string[] {
-  return output
-    .split('\n')
-    .map((line) => line.replace(/^\[(INFO|ERROR|WARNING)\]\s*/, '').trim())
-    .filter((line) => /^Tests run: \d+/.test(line));
-}
 
 describe.skipIf(!MAVEN.present)('the Java client suite (JUnit 5, Maven Surefire)', () => {
   let sandbox: RunningCli;
@@ -44,7 +37,7 @@ describe.skipIf(!MAVEN.present)('the Java client suite (JUnit 5, Maven Surefire)
       console.log(`java suite (${MAVEN.version}), ${((performance.now() - started) / 1000).toFixed(0)} s:\n  ${summary.join('\n  ')}`);
       expect(run.code, run.output.slice(-8000)).toBe(0);
       // The last line is Surefire's total: every test ran, none failed, none skipped.
-      expect(summary.at(-1)).toMatch(/^Tests run: [1-9]\d*, Failures: 0, Errors: 0, Skipped: 0$/);
+      expect(summary.at(-1)).toMatch(ALL_PASSED);
     },
     BUDGET_MS,
   );

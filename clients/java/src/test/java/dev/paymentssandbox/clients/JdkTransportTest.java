@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,13 +45,7 @@ class JdkTransportTest {
   }
 
   private HttpResponse<String> send(String method, String path, String body, String... headers) throws Exception {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
-        .timeout(Duration.ofSeconds(10))
-        .header("authorization", "Bearer " + token)
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-    if (body != null) request.header("content-type", "application/json");
-    if (headers.length > 0) request.headers(headers);
-    return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    return Sandbox.send(client, method, base + path, token, body, headers);
   }
 
   /** The newest journal entry of the namespace: what the sandbox received. */

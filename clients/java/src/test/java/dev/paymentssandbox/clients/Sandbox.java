@@ -57,6 +57,21 @@ public final class Sandbox {
     return control(baseUrl, "POST", "/_sandbox/tokens", "{}").get("token").asText();
   }
 
+  /**
+   * A request the way the official Java client sends one: through `client` (java.net.http at its
+   * defaults, HTTP/2 first), a bearer token, and `noBody()` on GET and DELETE (`content-length: 0`).
+   */
+  public static HttpResponse<String> send(HttpClient client, String method, String url, String token, String body, String... headers)
+      throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url))
+        .timeout(Duration.ofSeconds(10))
+        .header("authorization", "Bearer " + token)
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    if (body != null) request.header("content-type", "application/json");
+    if (headers.length > 0) request.headers(headers);
+    return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
   /** A control API call (/_sandbox/*) by plain HTTP/1.1: setup only, never what is under test. */
   public static JsonNode control(String baseUrl, String method, String path, String body) throws Exception {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(10));
