@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
@@ -116,6 +117,16 @@ class JdkTransportTest {
     assertEquals("Set by java.net.http", buyer.get("display_name").asText());
     JsonNode stored = Sandbox.control(base, "GET", "/_sandbox/records/buyers/" + BUYER, null);
     assertEquals("Set by java.net.http", stored.get("display_name").asText());
+
+    // The fields the Java client's Buyer constructor checks non-null (read from its model, since
+    // the client is not served here): a null or absent one throws in buyers().update().
+    for (String field : List.of("id", "reconciliation_id", "merchant_account_id", "created_at", "updated_at")) {
+      assertTrue(buyer.hasNonNull(field), field + " is required by com.gr4vy:sdk's Buyer: " + buyer);
+    }
+    assertTrue(buyer.get("reconciliation_id").asText().matches("[0-9A-Za-z]{22}"), buyer.get("reconciliation_id").asText());
+    assertEquals("default", buyer.get("merchant_account_id").asText());
+    OffsetDateTime.parse(buyer.get("created_at").asText());
+    OffsetDateTime.parse(buyer.get("updated_at").asText());
   }
 
   @Test
