@@ -7,9 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import java.net.InetSocketAddress;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -17,7 +15,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.HexFormat;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -40,17 +39,18 @@ class WebhookDeliveryTest {
   /** One delivery as received: the two headers as raw strings and the raw body bytes. */
   record Delivery(String timestamp, String signature, byte[] body) {}
 
-  private final CompletableFuture<Delivery> received = new CompletableFuture<>();
+  private final BlockingQueue<Delivery> received = new LinkedBlockingQueue<>();
   private HttpServer receiver;
   private String base;
   private String secret;
+  private String subscription;
 
   @BeforeAll
   void subscribe() throws Exception {
     receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     receiver.createContext("/hooks", exchange -> {
       byte[] body = exchange.getRequestBody().readAllBytes();
-      received.complete(new Delivery(
+      received.add(new Delivery(
           exchange.getRequestHeaders().getFirst("x-service-timestamp"), exchange.getRequestHeaders().getFirst("x-service-signature"), body));
       exchange.sendResponseHeaders(200, -1);
       exchange.close();
@@ -58,7 +58,9 @@ class WebhookDeliveryTest {
     receiver.start();
     base = Sandbox.namespace("webhooks");
     String url = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hooks";
-    secret = Sandbox.control(base, "POST", "/_sandbox/records/webhook_subscriptions", "{\"url\":\"" + url + "\"}").get("secret").asText();
+    JsonNode created = Sandbox.control(base, "POST", "/_sandbox/records/webhook_subscriptions", "{\"url\":\"" + url + "\"}");
+    secret = created.get("secret").asText();
+    subscription = created.get("id").asText();
   }
 
   @AfterAll
@@ -66,45 +68,73 @@ class WebhookDeliveryTest {
     if (receiver != null) receiver.stop(0);
   }
 
-  /** What the Java client's helper computes: HMAC-SHA256 over the raw timestamp string, a dot, the raw body. */
-  private boolean verifies(String timestamp, String signatures, byte[] body) throws Exception {
+  /**
+   * What the Java client's Webhooks.verifyWebhook computes (read from its source): HMAC-SHA256 over
+   * the raw timestamp header string, a dot and the payload as a String (UTF-8), compared in
+   * constant time with each piece of the signature header split on "," (untrimmed).
+   */
+  private static boolean verifies(String secret, String timestamp, String signatures, byte[] body) throws Exception {
     Mac mac = Mac.getInstance("HmacSHA256");
     mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-    mac.update((timestamp + ".").getBytes(StandardCharsets.UTF_8));
-    byte[] expected = HexFormat.of().formatHex(mac.doFinal(body)).getBytes(StandardCharsets.US_ASCII);
-    return Arrays.stream(signatures.split(",")).anyMatch(s -> MessageDigest.isEqual(expected, s.trim().getBytes(StandardCharsets.US_ASCII)));
+    String payload = new String(body, StandardCharsets.UTF_8);
+    byte[] expected = HexFormat.of().formatHex(mac.doFinal((timestamp + "." + payload).getBytes(StandardCharsets.UTF_8))).getBytes(StandardCharsets.UTF_8);
+    return Arrays.stream(signatures.split(",")).anyMatch(s -> MessageDigest.isEqual(s.getBytes(StandardCharsets.UTF_8), expected));
+  }
+
+  /** Updates the buyer through the client's transport: the sandbox sends buyer.updated. */
+  private void updateBuyer(String displayName) throws Exception {
+    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    String body = Sandbox.JSON.createObjectNode().put("display_name", displayName).toString();
+    HttpResponse<String> put = Sandbox.send(client, "PUT", base + "/buyers/" + BUYER, Sandbox.adminToken(base), body);
+    assertEquals(200, put.statusCode(), put.body());
+  }
+
+  /** The delivery of the buyer.updated event that set this display name (waits on the receiver). */
+  private Delivery deliveryOf(String displayName) throws Exception {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < until) {
+      Delivery next = received.poll(until - System.nanoTime(), TimeUnit.NANOSECONDS);
+      if (next == null) break;
+      JsonNode event = Sandbox.JSON.readTree(next.body());
+      if (displayName.equals(event.path("target").path("display_name").asText())) return next;
+    }
+    throw new AssertionError("no buyer.updated delivery for " + displayName + " within 30 s");
   }
 
   @Test
   void aRealDeliveryVerifiesOnItsRawTimestampAndATamperedOneDoesNot() throws Exception {
-    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    HttpResponse<String> put = client.send(
-        HttpRequest.newBuilder(URI.create(base + "/buyers/" + BUYER))
-            .timeout(Duration.ofSeconds(10))
-            .header("authorization", "Bearer " + Sandbox.adminToken(base))
-            .header("content-type", "application/json")
-            .PUT(HttpRequest.BodyPublishers.ofString("{\"display_name\":\"Hooked\"}"))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
-    assertEquals(200, put.statusCode(), put.body());
-
-    Delivery delivery = received.get(30, TimeUnit.SECONDS);
+    updateBuyer("Hooked");
+    Delivery delivery = deliveryOf("Hooked");
     JsonNode event = Sandbox.JSON.readTree(delivery.body());
     assertEquals("event", event.get("type").asText());
     assertEquals("buyer.updated", event.get("name").asText());
     assertEquals(BUYER, event.get("target").get("id").asText());
-    assertEquals("Hooked", event.get("target").get("display_name").asText());
 
     // The raw header is a plain decimal integer: signing it raw or re-formatted gives the same bytes.
     assertTrue(delivery.timestamp().matches("[1-9][0-9]*"), delivery.timestamp());
     assertEquals(delivery.timestamp(), Long.toString(Long.parseLong(delivery.timestamp())));
     long age = Instant.now().getEpochSecond() - Long.parseLong(delivery.timestamp());
     assertTrue(age >= -5 && age < 300, "a wall-clock timestamp, seconds old: " + age);
-    assertTrue(verifies(delivery.timestamp(), delivery.signature(), delivery.body()));
+    assertTrue(verifies(secret, delivery.timestamp(), delivery.signature(), delivery.body()));
 
     byte[] tampered = delivery.body().clone();
     tampered[tampered.length / 2] ^= 1;
-    assertFalse(verifies(delivery.timestamp(), delivery.signature(), tampered));
-    assertFalse(verifies(Long.toString(Long.parseLong(delivery.timestamp()) + 1), delivery.signature(), delivery.body()));
+    assertFalse(verifies(secret, delivery.timestamp(), delivery.signature(), tampered));
+    assertFalse(verifies(secret, Long.toString(Long.parseLong(delivery.timestamp()) + 1), delivery.signature(), delivery.body()));
+    assertFalse(verifies(secret + "x", delivery.timestamp(), delivery.signature(), delivery.body()));
+  }
+
+  @Test
+  void whileTheSecretRotatesBothSecretsVerifyUnderJavasUntrimmedSplit() throws Exception {
+    String rotated = "java-suite-rotated-secret-0001";
+    Sandbox.control(base, "POST", "/_sandbox/webhooks/subscriptions/" + subscription + "/rotate-secret", "{\"secret\":\"" + rotated + "\"}");
+    // Non-ASCII in the body: the Java helper takes the payload as a String and signs its UTF-8 bytes.
+    updateBuyer("Zoë Rotated");
+    Delivery delivery = deliveryOf("Zoë Rotated");
+
+    assertEquals(2, delivery.signature().split(",").length, delivery.signature());
+    assertTrue(verifies(rotated, delivery.timestamp(), delivery.signature(), delivery.body()), "the new secret");
+    assertTrue(verifies(secret, delivery.timestamp(), delivery.signature(), delivery.body()), "the previous secret, second and untrimmed");
+    assertFalse(verifies("not-the-secret", delivery.timestamp(), delivery.signature(), delivery.body()));
   }
 }
