@@ -63,6 +63,10 @@ public final class Sandbox {
    */
   public static HttpResponse<String> send(HttpClient client, String method, String url, String token, String body, String... headers)
       throws Exception {
+    // snippet-start
+    // client: HttpClient.newBuilder().build(), HTTP/2 first as in the official client (an h2c offer on http)
+    // url: http://127.0.0.1:4010/ns/<name>/gift-cards; the merchant account: headers
+    // "x-gr4vy-merchant-account-id", "merchant-two" (the sandbox started with that alias)
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url))
         .timeout(Duration.ofSeconds(10))
         .header("authorization", "Bearer " + token)
@@ -70,6 +74,7 @@ public final class Sandbox {
     if (body != null) request.header("content-type", "application/json");
     if (headers.length > 0) request.headers(headers);
     return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    // snippet-end
   }
 
   /** A control API call (/_sandbox/*) by plain HTTP/1.1: setup only, never what is under test. */
