@@ -3,10 +3,14 @@ package dev.paymentssandbox.clients;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpTimeoutException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -147,5 +151,23 @@ class JdkTransportTest {
     JsonNode error = Sandbox.JSON.readTree(unknown.body());
     assertEquals("forbidden", error.get("code").asText());
     assertTrue(error.get("message").asText().contains("no-such-account"), error.toString());
+  }
+
+  @Test
+  void aCallSlowerThanTheClientsTimeoutTimesOutAndTheNextIsServed() throws Exception {
+    // The `slow` scenario answers 1.5 s late; the client gives up after 0.5 s, as on a slow service.
+    HttpRequest slow = HttpRequest.newBuilder(URI.create(base + "/card-scheme-definitions"))
+        .timeout(Duration.ofMillis(500))
+        .header("authorization", "Bearer " + token)
+        .header("x-sandbox-scenario", "slow")
+        .build();
+    long started = System.nanoTime();
+    assertThrows(HttpTimeoutException.class, () -> client.send(slow, HttpResponse.BodyHandlers.ofString()));
+    long waitedMs = (System.nanoTime() - started) / 1_000_000;
+    assertTrue(waitedMs >= 500 && waitedMs < 1500, "gave up after " + waitedMs + " ms");
+
+    HttpResponse<String> next = send("GET", "/card-scheme-definitions", null);
+    assertEquals(200, next.statusCode(), next.body());
+    assertTrue(Sandbox.JSON.readTree(next.body()).get("items").size() > 0, next.body());
   }
 }
