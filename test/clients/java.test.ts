@@ -4,6 +4,7 @@
 // not served by the registry this project reaches, so the suite drives the sandbox through
 // java.net.http, that client's transport (clients/java/README.md).
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningCli } from '../cli/support/cli.js';
 import { toolchain } from '../support/toolchain.js';
@@ -34,7 +35,9 @@ describe.skipIf(!MAVEN.present)('the Java client suite (JUnit 5, Maven Surefire)
         timeoutMs: BUDGET_MS - 10_000,
       });
       const summary = surefireSummary(run.output);
-      console.log(`java suite (${MAVEN.version}), ${((performance.now() - started) / 1000).toFixed(0)} s:\n  ${summary.join('\n  ')}`);
+      console.log(
+        `java suite (${stripVTControlCharacters(MAVEN.version)}), ${((performance.now() - started) / 1000).toFixed(0)} s:\n  ${summary.join('\n  ')}`,
+      );
       expect(run.code, run.output.slice(-8000)).toBe(0);
       // The last line is Surefire's total: every test ran, none failed, none skipped.
       expect(summary.at(-1)).toMatch(ALL_PASSED);
