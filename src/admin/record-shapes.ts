@@ -2,11 +2,11 @@
 // openapi.admin.json), the serializer that gives the API shape where the API returns that kind,
 // the defaults a created record gets, and which fields must name existing records.
 
-import { randomUUID } from 'node:crypto';
 import type { ValidateFunction } from 'ajv';
 import { keyAlgorithmOf, parsePublicKey, thumbprintOf } from '../auth/key-material.js';
 import { ApiError, type ErrorDetail } from '../errors/api-error.js';
 import { apiShapeOf } from '../resources/api-shapes.js';
+import { reconciliationIdOf } from '../resources/buyers/reconciliation-id.js';
 import { connectionSourceOf, defaultConnectionDefinition } from '../resources/connections.js';
 import { approvalUrl, redirectUrlProblem, STORED_ORIGIN } from '../resources/payment-methods/approval.js';
 import type { SpecIndex } from '../spec/operations.js';
@@ -64,7 +64,11 @@ export const RECORD_SHAPES: Record<CollectionName, RecordShape> = {
     derive: deriveKeyPairFields,
   },
   buyers: owned('BuyerRecord', 'buyer', {
-    defaults: () => ({ ...nulls('display_name', 'external_identifier', 'account_number', 'billing_details'), reconciliation_id: randomUUID() }),
+    defaults: () => nulls('display_name', 'external_identifier', 'account_number', 'billing_details'),
+    // Derived from the id as the real service derives it, unless the record names its own.
+    derive: async (record) => {
+      if (record.reconciliation_id === undefined && typeof record.id === 'string') record.reconciliation_id = reconciliationIdOf(record.id);
+    },
   }),
   payment_methods: owned('PaymentMethodRecord', 'payment-method', {
     defaults: () => ({

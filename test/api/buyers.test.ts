@@ -1,6 +1,7 @@
 // PUT /buyers/{buyer_id}: merge semantics, updated_at, visibility through other operations, and
 // every validation error of the buyer update request.
 import { describe, expect, it } from 'vitest';
+import { reconciliationIdOf } from '../../src/resources/buyers/reconciliation-id.js';
 import { WELL_KNOWN } from '../support/sandbox.js';
 import { expectBadRequest, expectJson, expectMethodNotAllowed, expectNotFound, FROZEN_AT, MERCHANT_HEADER, store, useFrozenSandbox } from './support.js';
 
@@ -8,6 +9,7 @@ const BUYER = WELL_KNOWN.buyers.default.id;
 const JANE = {
   type: 'buyer',
   id: BUYER,
+  reconciliation_id: '5M6eGrrw2XGw3LSBPJpxr7',
   merchant_account_id: 'default',
   created_at: '2025-06-01T10:00:00.000Z',
   updated_at: '2026-09-15T12:30:00.000Z',
@@ -33,6 +35,44 @@ const JANE = {
     tax_id: { value: '12-3456789', kind: 'us.ein' },
   },
 };
+
+describe("a buyer's reconciliation_id (beyond the reference: the official clients require it)", () => {
+  const sb = useFrozenSandbox();
+
+  it("is the id in base62 (0-9A-Za-z), 22 characters, as the clients' example pair shows", () => {
+    expect(reconciliationIdOf('fe26475d-ec3e-4884-9553-f7356683f7f9')).toBe('7jZXl4gBUNl0CnaLEnfXbt');
+    expect(reconciliationIdOf('FE26475D-EC3E-4884-9553-F7356683F7F9')).toBe('7jZXl4gBUNl0CnaLEnfXbt');
+    expect(reconciliationIdOf('00000000-0000-0000-0000-000000000001')).toBe('0000000000000000000001');
+    expect(reconciliationIdOf('ffffffff-ffff-ffff-ffff-ffffffffffff')).toBe('7n42DGM5Tflk9n8mt7Fhc7');
+    // An id that is not a UUID (the records API allows any): stable, same form.
+    expect(reconciliationIdOf('buyer-1')).toMatch(/^[0-9A-Za-z]{22}$/);
+    expect(reconciliationIdOf('buyer-1')).toBe(reconciliationIdOf('buyer-1'));
+    expect(reconciliationIdOf('buyer-1')).not.toBe(reconciliationIdOf('buyer-2'));
+  });
+
+  it("is served on every buyer: PUT, the records API's API shape, and nested in gift cards", async () => {
+    const res = await sb.http.put(`/buyers/${BUYER}`).set('authorization', sb.auth).send({});
+    expectJson(res, 200);
+    expect(res.body.reconciliation_id).toBe('5M6eGrrw2XGw3LSBPJpxr7');
+    const cards = await sb.http.get('/gift-cards?buyer_external_identifier=buyer-ext-0001').set('authorization', sb.auth);
+    expect(cards.body.items.length).toBeGreaterThan(0);
+    for (const card of cards.body.items) expect(card.buyer.reconciliation_id).toBe('5M6eGrrw2XGw3LSBPJpxr7');
+    for (const buyer of store(sb).buyers.all()) expect(buyer.reconciliation_id).toBe(reconciliationIdOf(buyer.id));
+  });
+
+  it('is derived for a buyer the records API creates without one, kept when it names its own', async () => {
+    const records = '/ns/default/_sandbox/records/buyers';
+    const id = '0f0e0d0c-0b0a-4908-8706-050403020100';
+    const made = await sb.http.post(records).send({ id, merchant_account_id: 'default' });
+    expect(made.status).toBe(201);
+    expect(made.body.reconciliation_id).toBe(reconciliationIdOf(id));
+    const read = await sb.http.put(`/buyers/${id}`).set('authorization', sb.auth).send({ display_name: 'Made' });
+    expect(read.body).toMatchObject({ id, reconciliation_id: reconciliationIdOf(id), display_name: 'Made' });
+    const own = await sb.http.post(records).send({ id: '1f0e0d0c-0b0a-4908-8706-050403020100', merchant_account_id: 'default', reconciliation_id: 'mine' });
+    expect(own.status).toBe(201);
+    expect(own.body.reconciliation_id).toBe('mine');
+  });
+});
 
 describe('PUT /buyers/{buyer_id}', () => {
   const sb = useFrozenSandbox();

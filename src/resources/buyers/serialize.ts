@@ -32,6 +32,9 @@ export function serializeBuyer(b: BuyerRecord) {
   return {
     type: 'buyer' as const,
     id: b.id,
+    // Beyond the reference (which shows it on buyers nested in gift cards only): the official
+    // clients require it on every buyer (docs/api-decisions.md).
+    reconciliation_id: b.reconciliation_id,
     merchant_account_id: b.merchant_account_id,
     created_at: b.created_at,
     updated_at: b.updated_at,
@@ -40,9 +43,4 @@ export function serializeBuyer(b: BuyerRecord) {
     account_number: b.account_number,
     billing_details: normalizeBillingDetails(b.billing_details),
   };
-}
-
-/** A buyer nested in a gift card also carries its reconciliation id. */
-export function serializeNestedBuyer(b: BuyerRecord) {
-  return Object.assign(serializeBuyer(b), { reconciliation_id: b.reconciliation_id });
 }

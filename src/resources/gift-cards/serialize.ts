@@ -1,6 +1,6 @@
 import type { GiftCardRecord } from '../../store/records.js';
 import type { CollectionMap } from '../../store/store.js';
-import { serializeNestedBuyer } from '../buyers/serialize.js';
+import { serializeBuyer } from '../buyers/serialize.js';
 import { RecordJson, type RecordShapeSpec } from '../json-cache/record-json.js';
 
 /** The API shape: the stored buyer and service ids expanded into their nested objects. */
@@ -25,7 +25,7 @@ export function serializeGiftCard(db: CollectionMap, card: GiftCardRecord) {
     usage_count: card.usage_count,
     cit_usage_count: card.cit_usage_count,
     expiration_date: card.expiration_date,
-    buyer: buyer ? serializeNestedBuyer(buyer) : null,
+    buyer: buyer ? serializeBuyer(buyer) : null,
     last_used_at: card.last_used_at,
     cit_last_used_at: card.cit_last_used_at,
   };
