@@ -33,9 +33,21 @@ describe('POST /api-key-pairs', () => {
       created_at: FROZEN_AT,
       updated_at: FROZEN_AT,
       last_used_at: null,
-      creator: { type: 'api-key-pair', id: WELL_KNOWN.keyPairs.admin.id, display_name: 'Admin key' },
+      creator: { id: WELL_KNOWN.keyPairs.admin.id, name: 'Admin key', email_address: null, thumbprint: 'mxNzY1gShoXq51ggGtEDr65Z08tTYILhhV6eJw04B6E' },
       merchant_accounts: [],
-      roles: [{ type: 'role', id: ROLES.readOnly.id, name: 'read-only', scopes: ['*.read'] }],
+      roles: [
+        {
+          type: 'role',
+          id: ROLES.readOnly.id,
+          name: 'read-only',
+          slug: 'read-only',
+          description: 'Grants *.read.',
+          permissions: { allow: ['*.read'] },
+          assignable_to: ['user', 'api-key-pair'],
+          applies_to: [],
+          is_standalone_assignable: true,
+        },
+      ],
     });
     expect(res.body.id).toMatch(UUID);
     expect(res.body.private_key).toMatch(/^-----BEGIN PRIVATE KEY-----\n[\s\S]+\n-----END PRIVATE KEY-----\n$/);
