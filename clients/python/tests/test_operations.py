@@ -25,7 +25,7 @@ The client has no call for these seven (gr4vy 2.4.27 lacks them; nothing to cove
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
 
 import pytest
 from gr4vy import errors, models
@@ -135,6 +135,14 @@ def test_create_report(client, ns):
     assert (report.name, report.schedule, report.schedule_enabled, report.merchant_account_id) == ("Daily sales", "daily", True, "default")
     assert report.spec.model == "transactions"
     assert ns.control("GET", f"/records/reports/{report.id}").status_code == 200
+
+
+def test_create_report_with_the_date_times_python_sends(client):
+    # The client serializes a datetime as Python does: 6 fraction digits, no offset when naive.
+    start, end = datetime(2026, 11, 1, 8, 30, 15, 123456), datetime(2026, 11, 22, tzinfo=timezone.utc)
+    spec = {"model": "transactions", "params": {"filters": {"ingested_at": {"start": start, "end": end}}}}
+    report = client.reports.create(name="Python times", schedule="once", schedule_enabled=False, spec=spec)
+    assert report.spec.params == {"filters": {"ingested_at": {"start": "2026-11-01T08:30:15.123456", "end": "2026-11-22T00:00:00Z"}}}
 
 
 def test_get_report_execution(client):
