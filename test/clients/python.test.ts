@@ -1,7 +1,8 @@
 // The Python suite (clients/python: pytest) of the official client gr4vy, pinned in
 // clients/python/requirements.txt, against the built sandbox. Its virtual environment is
-// clients/python/.venv (ignored): made and filled on the first run (a cold install took about 4 min
-// on the shared machine, mostly downloads), found there later; a warm run takes about a minute.
+// clients/python/.venv (ignored): made and filled on the first run, found there later. Measured on
+// the shared two-core machine under load: a cold install (no pip cache) 5.6 min, a warm run of the
+// 138 tests about a minute.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningCli } from '../cli/support/cli.js';
 import { toolchain } from '../support/toolchain.js';
@@ -9,7 +10,7 @@ import { ensureVenv, PYTHON_SUITE, pytestSummary, VENV_PYTHON } from './python-v
 import { ROOT, runCommand, startClientSandbox } from './support.js';
 
 const PYTHON = toolchain('the Python client suite', 'python3', ['--version'], 'Python 3.11 with venv: apt-get install -y python3 python3-venv');
-const INSTALL_MS = 480_000;
+const INSTALL_MS = 600_000;
 const RUN_MS = 240_000;
 
 describe.skipIf(!PYTHON.present)('the Python client suite (pytest, gr4vy)', () => {
@@ -30,7 +31,7 @@ describe.skipIf(!PYTHON.present)('the Python client suite (pytest, gr4vy)', () =
       const started = performance.now();
       const run = await runCommand(VENV_PYTHON, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider'], {
         cwd: PYTHON_SUITE,
-        env: { SANDBOX_URL: sandbox.url, SANDBOX_ROOT: ROOT, PYTHONDONTWRITEBYTECODE: '1' },
+        env: { SANDBOX_URL: sandbox.url, SANDBOX_ROOT: ROOT },
         timeoutMs: RUN_MS - 10_000,
       });
       const summary = pytestSummary(run.output);

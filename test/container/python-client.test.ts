@@ -12,7 +12,7 @@ import { toolchain } from '../support/toolchain.js';
 import { type EngineSocket, engineSocket, sandboxImage } from './support.js';
 
 const PYTHON = toolchain('the Python Testcontainers module', 'python3', ['--version'], 'Python 3.11 with venv: apt-get install -y python3 python3-venv');
-const INSTALL_MS = 480_000;
+const INSTALL_MS = 600_000;
 const RUN_MS = 180_000;
 
 describe.skipIf(!PYTHON.present)('the Python Testcontainers module', () => {
@@ -37,7 +37,6 @@ describe.skipIf(!PYTHON.present)('the Python Testcontainers module', () => {
           SANDBOX_IMAGE: sandboxImage(),
           SANDBOX_ROOT: ROOT,
           TESTCONTAINERS_RYUK_DISABLED: 'true',
-          PYTHONDONTWRITEBYTECODE: '1',
           ...(socket?.dockerHost ? { DOCKER_HOST: socket.dockerHost } : {}),
           // The engine runs on this machine and publishes ports here; testcontainers-python, finding
           // /.dockerenv when the tests run in a container, would look for them at a gateway instead.
