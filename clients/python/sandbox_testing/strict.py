@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pydantic
 
+
 def _subclasses(cls):
     for sub in cls.__subclasses__():
         yield sub

@@ -8,8 +8,10 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from gr4vy import auth, errors
+from gr4vy import Gr4vy, auth, errors
 
+from sandbox_testing.client import sandbox_client
+from sandbox_testing.sandbox import CLIENT_HTTP, private_key
 from tests.ids import BUYER, ROLE_BUYERS_EDITOR
 
 
@@ -26,9 +28,6 @@ def test_an_inactive_key_is_refused(make_client):
 
 
 def test_a_token_with_narrow_scopes_is_held_to_them(ns):
-    from sandbox_testing.client import Gr4vy
-    from sandbox_testing.sandbox import CLIENT_HTTP, private_key
-
     narrow = Gr4vy(server_url=ns.url, bearer_auth=auth.with_token(private_key("admin"), scopes=["buyers.write"]), client=CLIENT_HTTP)
     assert narrow.buyers.update(buyer_id=BUYER, display_name="Scoped").display_name == "Scoped"
     with pytest.raises(errors.Error403):
@@ -51,9 +50,6 @@ def test_a_key_whose_coordinates_start_with_a_zero_byte(client, make_client, ns)
     private_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode()
     pair = client.api_key_pairs.create(display_name="Zero-led", role_ids=[ROLE_BUYERS_EDITOR], public_key=public_pem)
     assert pair.private_key is None and pair.algorithm == "ECDSA"
-    from sandbox_testing.client import sandbox_client
-    from sandbox_testing.sandbox import CLIENT_HTTP
-
     # The helper's kid is the thumbprint the sandbox computed from the public key, zero bytes kept.
     assert jwt.get_unverified_header(auth.get_token(private_pem))["kid"] == pair.thumbprint
     own = sandbox_client(ns.url, private_pem, client=CLIENT_HTTP)
