@@ -67,6 +67,21 @@ describe('POST /api-key-pairs', () => {
     );
   });
 
+  it('shows a user creator with its name and no thumbprint, a key pair creator with its thumbprint', async () => {
+    const res = await create({ display_name: 'Made by Dana', role_ids: [ROLES.readOnly.id] });
+    expectJson(res, 201);
+    const user = WELL_KNOWN.users.dashboardUser;
+    store(sb).api_key_pairs.update(res.body.id, { creator: { type: 'user', id: user.id, display_name: user.name } });
+    const shown = await sb.http.get(`/_sandbox/records/api_key_pairs/${res.body.id}`);
+    expect(shown.status).toBe(200);
+    expect(shown.body.creator).toEqual({ id: user.id, name: 'Dana Dashboard', email_address: null, thumbprint: null });
+    store(sb).api_key_pairs.update(res.body.id, { creator: { type: 'api-key-pair', id: WELL_KNOWN.keyPairs.readOnly.id, display_name: null } });
+    const byPair = (await sb.http.get(`/_sandbox/records/api_key_pairs/${res.body.id}`)).body.creator;
+    const readOnlyPair = store(sb).api_key_pairs.get(WELL_KNOWN.keyPairs.readOnly.id)!;
+    // A creator without a display name is named by its id.
+    expect(byPair).toEqual({ id: readOnlyPair.id, name: readOnlyPair.id, email_address: null, thumbprint: readOnlyPair.thumbprint });
+  });
+
   it('generates an RSA pair whose RS512 tokens work', async () => {
     const res = await create({ display_name: 'RSA CI', role_ids: [ROLES.admin.id], algorithm: 'RSA', active: true, merchant_account_ids: ['merchant-two'] });
     expectJson(res, 201);
