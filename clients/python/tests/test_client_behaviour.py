@@ -78,7 +78,10 @@ def test_the_models_are_strict():
         models.Buyer.model_validate({**good, "surprise": 1})
 
 
-@pytest.mark.parametrize(("merge", "complaint"), [({"reconciliation_id": None}, "reconciliation_id"), ({"surprise": 1}, "surprise")])
+@pytest.mark.parametrize(
+    ("merge", "complaint"),
+    [({"reconciliation_id": None}, "reconciliation_id"), ({"surprise": 1}, "surprise"), ({"billing_details": {"tax_id": {"value": "1", "kind": "xx.unknown"}}}, "xx.unknown")],
+)
 def test_an_answer_with_a_field_missing_or_unknown_fails_the_client(client, ns, merge, complaint):
     ns.define_scenario({"name": "bent", "description": "A bent buyer.", "operations": ["updateBuyer"], "steps": [{"merge": merge}]})
     with pytest.raises(errors.ResponseValidationError, match=complaint):
