@@ -33,9 +33,21 @@ describe('POST /api-key-pairs', () => {
       created_at: FROZEN_AT,
       updated_at: FROZEN_AT,
       last_used_at: null,
-      creator: { type: 'api-key-pair', id: WELL_KNOWN.keyPairs.admin.id, display_name: 'Admin key' },
+      creator: { id: WELL_KNOWN.keyPairs.admin.id, name: 'Admin key', email_address: null, thumbprint: 'mxNzY1gShoXq51ggGtEDr65Z08tTYILhhV6eJw04B6E' },
       merchant_accounts: [],
-      roles: [{ type: 'role', id: ROLES.readOnly.id, name: 'read-only', scopes: ['*.read'] }],
+      roles: [
+        {
+          type: 'role',
+          id: ROLES.readOnly.id,
+          name: 'read-only',
+          slug: 'read-only',
+          description: 'Grants *.read.',
+          permissions: { allow: ['*.read'] },
+          assignable_to: ['user', 'api-key-pair'],
+          applies_to: [],
+          is_standalone_assignable: true,
+        },
+      ],
     });
     expect(res.body.id).toMatch(UUID);
     expect(res.body.private_key).toMatch(/^-----BEGIN PRIVATE KEY-----\n[\s\S]+\n-----END PRIVATE KEY-----\n$/);
@@ -53,6 +65,21 @@ describe('POST /api-key-pairs', () => {
         .set('authorization', token)
         .send({ name: 'x', schedule: 'once', schedule_enabled: true, spec: { model: 'transactions', params: {} } }),
     );
+  });
+
+  it('shows a user creator with its name and no thumbprint, a key pair creator with its thumbprint', async () => {
+    const res = await create({ display_name: 'Made by Dana', role_ids: [ROLES.readOnly.id] });
+    expectJson(res, 201);
+    const user = WELL_KNOWN.users.dashboardUser;
+    store(sb).api_key_pairs.update(res.body.id, { creator: { type: 'user', id: user.id, display_name: user.name } });
+    const shown = await sb.http.get(`/_sandbox/records/api_key_pairs/${res.body.id}`);
+    expect(shown.status).toBe(200);
+    expect(shown.body.creator).toEqual({ id: user.id, name: 'Dana Dashboard', email_address: null, thumbprint: null });
+    store(sb).api_key_pairs.update(res.body.id, { creator: { type: 'api-key-pair', id: WELL_KNOWN.keyPairs.readOnly.id, display_name: null } });
+    const byPair = (await sb.http.get(`/_sandbox/records/api_key_pairs/${res.body.id}`)).body.creator;
+    const readOnlyPair = store(sb).api_key_pairs.get(WELL_KNOWN.keyPairs.readOnly.id)!;
+    // A creator without a display name is named by its id.
+    expect(byPair).toEqual({ id: readOnlyPair.id, name: readOnlyPair.id, email_address: null, thumbprint: readOnlyPair.thumbprint });
   });
 
   it('generates an RSA pair whose RS512 tokens work', async () => {

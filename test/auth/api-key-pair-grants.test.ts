@@ -41,7 +41,19 @@ describe('POST /api-key-pairs grants and duplicates', () => {
     it('allows a role whose every scope the token and the caller roles grant', async () => {
       const auth = await adminWith(['api-key-pairs.write', 'buyers.write', 'payment-methods.read']);
       const body = await createPair(sb, auth, { display_name: 'Editor by narrow token', role_ids: [buyersEditor.id] });
-      expect(body.roles).toEqual([{ type: 'role', id: buyersEditor.id, name: 'buyers-editor', scopes: ['buyers.write', 'payment-methods.read'] }]);
+      expect(body.roles).toEqual([
+        {
+          type: 'role',
+          id: buyersEditor.id,
+          name: 'buyers-editor',
+          slug: 'buyers-editor',
+          description: 'Grants buyers.write, payment-methods.read.',
+          permissions: { allow: ['buyers.write', 'payment-methods.read'] },
+          assignable_to: ['user', 'api-key-pair'],
+          applies_to: [],
+          is_standalone_assignable: true,
+        },
+      ]);
       // *.write in the token covers buyers.write, but a single scope never covers a wildcard role.
       expect((await post(await adminWith(['*.write', 'payment-methods.read']), { display_name: 'y', role_ids: [buyersEditor.id] })).status).toBe(201);
       expect403(await post(await adminWith(['*.write', 'buyers.read', 'gift-cards.read']), { display_name: 'z', role_ids: [readOnly.id] }), /: \*\.read\./);
@@ -77,7 +89,7 @@ describe('POST /api-key-pairs grants and duplicates', () => {
         /Role 'admin'.*: \*\.read, \*\.write, embed\./,
       );
       const ok = await createPair(sb, full, { display_name: 'Buyer writer', role_ids: ['a1000000-0000-4000-8000-0000000000a2'] });
-      expect(ok.creator).toEqual({ type: 'api-key-pair', id: maker.id, display_name: 'Pair maker' });
+      expect(ok.creator).toEqual({ id: maker.id, name: 'Pair maker', email_address: null, thumbprint: maker.thumbprint });
       const narrow = `Bearer ${await mintToken({ privateKeyPem: maker.private_key, scopes: ['api-key-pairs.write'] })}`;
       expect403(await post(narrow, { display_name: 'x', role_ids: ['a1000000-0000-4000-8000-0000000000a2'] }), /Role 'buyer-writer'.*: buyers.write\./);
     });
@@ -92,7 +104,9 @@ describe('POST /api-key-pairs grants and duplicates', () => {
 
     it('a caller limited to default may grant default only', async () => {
       const ok = await createPair(sb, limited, { display_name: 'Default only', role_ids: [readOnly.id], merchant_account_ids: ['default'] });
-      expect(ok.merchant_accounts).toEqual([{ type: 'merchant-account', id: 'default', display_name: 'Default' }]);
+      expect(ok.merchant_accounts).toEqual([
+        { type: 'merchant-account', id: 'default', display_name: 'Default', created_at: '2025-01-02T09:00:00.000Z', updated_at: '2025-01-02T09:00:00.000Z' },
+      ]);
       expect403(
         await post(limited, { display_name: 'x', role_ids: [readOnly.id], merchant_account_ids: ['default', 'merchant-two'] }),
         /may not grant access to merchant account 'merchant-two'; it is limited to: default\./,

@@ -7,8 +7,19 @@ import { expectErrorBody, keyPem, startTestSandbox, type TestSandbox, WELL_KNOWN
 import { calls, createPair, pairRecord, thumbprintOfPem } from './support.js';
 
 const CREATED_AT = '2030-02-03T04:05:06.000Z';
-const ADMIN_ROLE = { type: 'role', id: WELL_KNOWN.roles.admin.id, name: 'admin', scopes: ['*.read', '*.write', 'embed'] };
-const ADMIN_CREATOR = { type: 'api-key-pair', id: WELL_KNOWN.keyPairs.admin.id, display_name: 'Admin key' };
+const ADMIN_ROLE = {
+  type: 'role',
+  id: WELL_KNOWN.roles.admin.id,
+  name: 'admin',
+  slug: 'admin',
+  description: 'Grants *.read, *.write, embed.',
+  permissions: { allow: ['*.read', '*.write', 'embed'] },
+  assignable_to: ['user', 'api-key-pair'],
+  applies_to: [],
+  is_standalone_assignable: true,
+};
+/** The admin key pair as a creator: its display name and its thumbprint (of fixtures/keys/admin.pem). */
+const ADMIN_CREATOR = { id: WELL_KNOWN.keyPairs.admin.id, name: 'Admin key', email_address: null, thumbprint: 'mxNzY1gShoXq51ggGtEDr65Z08tTYILhhV6eJw04B6E' };
 
 describe('POST /api-key-pairs', () => {
   let sb: TestSandbox;
@@ -76,8 +87,14 @@ describe('POST /api-key-pairs', () => {
         merchant_account_ids: ['merchant-two', 'default', 'merchant-two'],
       });
       expect(body.merchant_accounts).toEqual([
-        { type: 'merchant-account', id: 'merchant-two', display_name: 'Merchant Two' },
-        { type: 'merchant-account', id: 'default', display_name: 'Default' },
+        {
+          type: 'merchant-account',
+          id: 'merchant-two',
+          display_name: 'Merchant Two',
+          created_at: '2025-01-02T09:00:00.000Z',
+          updated_at: '2025-01-02T09:00:00.000Z',
+        },
+        { type: 'merchant-account', id: 'default', display_name: 'Default', created_at: '2025-01-02T09:00:00.000Z', updated_at: '2025-01-02T09:00:00.000Z' },
       ]);
       expect(body.roles.map((r: any) => r.name)).toEqual(['embed', 'read-only']);
     });
