@@ -1,0 +1,137 @@
+// The two pipeline steps of --upstream, placed after the operation is matched (app.ts):
+// - record mode: the upstream answers the call (the caller's token and merchant account header
+//   passed through unchanged); the journal, an earlier step, records that answer as any other.
+// - compare mode: the sandbox answers as usual; once its answer is written, the same call goes to
+//   the upstream (writes only with --compare-writes) and the two answers are compared by the
+//   contract. Nothing on the sandbox's answer waits for the upstream, and no upstream failure reaches it.
+import type { Call } from '../http/call.js';
+import { sentBody, sentHeaders } from '../http/json-response.js';
+import type { Step } from '../http/pipeline.js';
+import { JOURNAL_ENTRY_ID } from '../journal/record-request.js';
+import { redactFields, redactHeaders } from '../journal/redact.js';
+import { redactTokensInHeader } from '../journal/tokens.js';
+import { forwardedHeaders, type UpstreamResult } from './client.js';
+import type { Comparison, UpstreamSide } from './comparisons.js';
+import type { ComparedAnswer } from './contract.js';
+import type { Upstream } from './upstream.js';
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Response headers never passed back: the connection's own, set again by the sandbox's server. */
+const HOP_BY_HOP = /^(?:connection|keep-alive|transfer-encoding|content-length|upgrade|trailer|te|proxy-.*)$/;
+
+/** The step of the upstream's mode; none without --upstream. */
+export function upstreamSteps(upstream: Upstream | null): Step[] {
+  if (!upstream) return [];
+  return [upstream.mode === 'record' ? answerFromUpstream(upstream) : compareWithUpstream(upstream)];
+}
+
+function answerFromUpstream(upstream: Upstream): Step {
+  return {
+    name: 'answer from upstream',
+    requires: ['operation'],
+    async before(call) {
+      const result = await upstream.client.send(await upstreamRequest(call));
+      if (!result.ok) return upstreamFailure(result.failure, result.message);
+      if (result.status < 300) upstream.seen.collect(parseJson(result.text));
+      const headers = Object.fromEntries(Object.entries(result.headers).filter(([name]) => !HOP_BY_HOP.test(name)));
+      const noBody = result.status === 204 || result.status === 304 || call.method === 'HEAD';
+      return new Response(noBody ? null : result.text, { status: result.status, headers });
+    },
+  };
+}
+
+/** Record mode's answer when the upstream gave none: 502 (unreachable) or 504 (timeout), in the reference's error shape. */
+function upstreamFailure(failure: string, message: string): Response {
+  const status = failure === 'timeout' ? 504 : 502;
+  const body = {
+    type: 'error',
+    code: status === 504 ? 'gateway_timeout' : 'bad_gateway',
+    status,
+    message: `the upstream did not answer: ${message}`,
+    details: [],
+  };
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+}
+
+function compareWithUpstream(upstream: Upstream): Step {
+  return {
+    name: 'compare with upstream',
+    requires: ['operation'],
+    after(call) {
+      const operation = call.operation;
+      if (!operation) return;
+      // What the sandbox answered, taken now: the answer's buffer may be reused once written.
+      const sent = sentBody(call);
+      const text = sent === undefined ? null : typeof sent === 'string' ? sent : Buffer.from(sent.bytes).toString('utf8');
+      const sandbox = { status: call.res.status, headers: { ...(sentHeaders(call) ?? Object.fromEntries(call.res.headers)) }, text };
+      // After the answer is written: the upstream's round trip and the comparison cost the call nothing.
+      setImmediate(() => upstream.track(compareLater(upstream, call, operation.id, sandbox)));
+    },
+  };
+}
+
+async function compareLater(
+  upstream: Upstream,
+  call: Call,
+  operationId: string,
+  sandbox: { status: number; headers: Record<string, string>; text: string | null },
+): Promise<void> {
+  const base = {
+    namespace: call.namespaceName,
+    journal_id: call.get(JOURNAL_ENTRY_ID) ?? null,
+    request_id: call.requestId,
+    operation_id: operationId,
+    method: call.method,
+    path: call.path,
+    sandbox_status: sandbox.status,
+  };
+  if (!READS.has(call.method) && !upstream.options.compareWrites) {
+    const side: UpstreamSide = { status: null, headers: {}, body: null, duration_ms: 0, failure: null };
+    upstream.comparisons.add({ ...base, outcome: 'not_sent', differences: [], upstream: side });
+    return;
+  }
+  const result = await upstream.client.send(await upstreamRequest(call));
+  upstream.comparisons.add(compared(upstream, base, sandbox, result));
+}
+
+function compared(
+  upstream: Upstream,
+  base: Omit<Comparison, 'outcome' | 'differences' | 'upstream'>,
+  sandbox: { status: number; headers: Record<string, string>; text: string | null },
+  result: UpstreamResult,
+): Comparison {
+  if (!result.ok) {
+    const side: UpstreamSide = { status: null, headers: {}, body: null, duration_ms: result.durationMs, failure: `${result.failure}: ${result.message}` };
+    return { ...base, outcome: 'upstream_failed', differences: [], upstream: side };
+  }
+  // Secrets leave the upstream's answer before anything keeps or compares it.
+  const headers = redactHeaders(Object.fromEntries(Object.entries(result.headers).map(([name, value]) => [name, redactTokensInHeader(value)])));
+  const body = result.text === '' ? undefined : redactFields(parseJson(result.text), true);
+  const failure = result.status >= 500 ? `status ${result.status}` : null;
+  const side: UpstreamSide = { status: result.status, headers, body: body ?? null, duration_ms: result.durationMs, failure };
+  if (failure) return { ...base, outcome: 'upstream_failed', differences: [], upstream: side };
+  const ours: ComparedAnswer = { status: sandbox.status, headers: sandbox.headers, body: sandbox.text ? parseJson(sandbox.text) : undefined };
+  const operation = upstream.comparer.operation(base.operation_id);
+  const differences = operation ? upstream.comparer.compare(operation, ours, { status: result.status, headers, body }) : [];
+  return { ...base, outcome: differences.length ? 'differs' : 'same', differences, upstream: side };
+}
+
+/** The call as the upstream gets it: same method, path (without /ns/{name}), query, headers and body. */
+async function upstreamRequest(call: Call): Promise<{ method: string; pathAndQuery: string; headers: Record<string, string>; body: string | undefined }> {
+  const url = call.url;
+  const queryAt = url.indexOf('?');
+  const query = queryAt < 0 ? '' : url.slice(queryAt);
+  const withBody = !READS.has(call.method);
+  const body = withBody ? (call.bodyText ?? (await call.readBody().catch(() => ''))) : undefined;
+  return { method: call.method, pathAndQuery: call.path + query, headers: forwardedHeaders(call.allHeaders()), body: withBody ? body : undefined };
+}
+
+/** JSON text as a value; text that is not JSON stays text (the comparison then finds a type difference). */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
