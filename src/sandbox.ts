@@ -165,7 +165,6 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     config.upstream && (config.compare || config.record)
       ? new Upstream(
           { url: config.upstream, mode: config.record ? 'record' : 'compare', compareWrites: config.compareWrites, timeoutMs: config.upstreamTimeoutMs },
-          api.spec,
         )
       : null;
   const adminDeps: AdminDeps = {

@@ -8,7 +8,7 @@ import { entryFilter, type JournalFilter } from '../journal/filters.js';
 import { toHar } from '../journal/har.js';
 import { JOURNAL } from '../journal/journal.js';
 import type { Namespace } from '../namespace/namespace.js';
-import type { Comparison } from '../upstream/comparisons.js';
+import { comparisonView } from '../upstream/comparisons.js';
 import { onlyAtRoot } from './scope.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
 
@@ -57,7 +57,7 @@ function matchingEntries(ctx: AdminContext, view: JournalView): JournalSummary[]
 }
 
 /** An entry with its comparison with the upstream (compare mode), as the journal's readers show it. */
-type ComparedEntry = JournalSummary & { upstream?: Pick<Comparison, 'outcome' | 'differences' | 'sandbox_status' | 'upstream'> };
+type ComparedEntry = JournalSummary & { upstream?: ReturnType<typeof comparisonView> };
 
 /**
  * Compare mode: each entry with its comparison with the upstream (kept beside the journal, by
@@ -72,10 +72,7 @@ function withComparisons(ctx: AdminContext, entries: JournalSummary[]): Compared
     const comparison = comparisons.of(entry.namespace, entry.id);
     if (wanted && (!comparison || (wanted !== 'compared' && comparison.outcome !== wanted))) continue;
     if (!comparison) out.push(entry);
-    else {
-      const { outcome, differences, sandbox_status, upstream } = comparison;
-      out.push({ ...entry, upstream: { outcome, differences, sandbox_status, upstream } });
-    }
+    else out.push({ ...entry, upstream: comparisonView(comparison) });
   }
   return out;
 }

@@ -2,16 +2,18 @@
 // journal id, so GET /_sandbox/requests shows it beside the call), the console, the metrics and the
 // report. Bounded: the newest MAX_KEPT comparisons are kept whole; the report's totals and grouped
 // differences cover every call since start (at most MAX_GROUPS groups).
+import { bodyOf } from '../journal/redact.js';
 import type { Difference, DifferenceKind } from './contract.js';
 
 /** `same`: no contract difference; `differs`: at least one; `upstream_failed`: no answer to compare (unreachable, timeout, 5xx); `not_sent`: a write, sent only with --compare-writes. */
 export type Outcome = 'same' | 'differs' | 'upstream_failed' | 'not_sent';
 
-/** The upstream's side of one call, secrets redacted as the journal redacts them. */
+/** The upstream's side of one call: headers without secrets; its body as text, parsed and redacted when read (comparisonView). */
 export interface UpstreamSide {
   status: number | null;
   headers: Record<string, string>;
-  body: unknown;
+  /** At most MAX_BODY_CHARS characters, a private key already gone (as the journal keeps answers); '' for none. */
+  bodyText: string;
   duration_ms: number;
   /** Why there is no answer to compare: unreachable, timeout, too_large, or `status 5xx`. */
   failure: string | null;
@@ -117,6 +119,13 @@ export class Comparisons {
     this.failureGroups.clear();
     for (const outcome of Object.keys(this.outcomes) as Outcome[]) this.outcomes[outcome] = 0;
   }
+}
+
+/** A comparison as readers get it: the upstream's body parsed, bearer credentials, JWTs and private keys redacted as in the journal. */
+export function comparisonView({ outcome, differences, sandbox_status, upstream }: Comparison) {
+  const { bodyText, ...side } = upstream;
+  const body = bodyOf(bodyText, 'application/json', bodyText.length, true);
+  return { outcome, differences, sandbox_status, upstream: { ...side, body } };
 }
 
 function entryKey(namespace: string, journalId: number): string {

@@ -32,6 +32,9 @@ const MAX_ITEMS = 25;
 const MAX_DIFFERENCES = 50;
 
 export class ContractComparer {
+  /** Each schema object flattened once: the documents do not change, and a list's items share one schema. */
+  private readonly flattened = new WeakMap<Schema, Schema>();
+
   constructor(private readonly spec: SpecIndex) {}
 
   operation(id: string): Operation | undefined {
@@ -149,6 +152,12 @@ export class ContractComparer {
 
   /** allOf merged into one schema (properties and required of every part), $refs followed. */
   private flatten(raw: Schema): Schema {
+    let flat = this.flattened.get(raw);
+    if (!flat) this.flattened.set(raw, (flat = this.flattenOnce(raw)));
+    return flat;
+  }
+
+  private flattenOnce(raw: Schema): Schema {
     // A $ref beside other keywords (JSON Schema 2020-12) applies both: as allOf.
     const { $ref, ...siblings } = raw;
     const schema = typeof $ref === 'string' && Object.keys(siblings).length ? { ...siblings, allOf: [{ $ref }, ...(siblings.allOf ?? [])] } : this.deref(raw);

@@ -8,11 +8,10 @@ import type { Call } from '../http/call.js';
 import { sentBody, sentHeaders } from '../http/json-response.js';
 import type { Step } from '../http/pipeline.js';
 import { JOURNAL_ENTRY_ID } from '../journal/record-request.js';
-import { redactFields, redactHeaders } from '../journal/redact.js';
-import { redactTokensInHeader } from '../journal/tokens.js';
-import { forwardedHeaders, type UpstreamResult } from './client.js';
-import type { Comparison, UpstreamSide } from './comparisons.js';
-import type { ComparedAnswer } from './contract.js';
+import { forwardedHeaders, type UpstreamRequest } from './client.js';
+import type { CompareJob } from './compare-job.js';
+import { parseJson } from './compare-job.js';
+import type { UpstreamSide } from './comparisons.js';
 import type { Upstream } from './upstream.js';
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -65,18 +64,13 @@ function compareWithUpstream(upstream: Upstream): Step {
       const sent = sentBody(call);
       const text = sent === undefined ? null : typeof sent === 'string' ? sent : Buffer.from(sent.bytes).toString('utf8');
       const sandbox = { status: call.res.status, headers: { ...(sentHeaders(call) ?? Object.fromEntries(call.res.headers)) }, text };
-      // After the answer is written: the upstream's round trip and the comparison cost the call nothing.
-      setImmediate(() => upstream.track(compareLater(upstream, call, operation.id, sandbox)));
+      // After the answer is written: the call goes to the compare worker, which asks the upstream and compares.
+      setImmediate(() => void handOver(upstream, call, operation.id, sandbox));
     },
   };
 }
 
-async function compareLater(
-  upstream: Upstream,
-  call: Call,
-  operationId: string,
-  sandbox: { status: number; headers: Record<string, string>; text: string | null },
-): Promise<void> {
+async function handOver(upstream: Upstream, call: Call, operationId: string, sandbox: CompareJob['sandbox']): Promise<void> {
   const base = {
     namespace: call.namespaceName,
     journal_id: call.get(JOURNAL_ENTRY_ID) ?? null,
@@ -87,51 +81,19 @@ async function compareLater(
     sandbox_status: sandbox.status,
   };
   if (!READS.has(call.method) && !upstream.options.compareWrites) {
-    const side: UpstreamSide = { status: null, headers: {}, body: null, duration_ms: 0, failure: null };
+    const side: UpstreamSide = { status: null, headers: {}, bodyText: '', duration_ms: 0, failure: null };
     upstream.comparisons.add({ ...base, outcome: 'not_sent', differences: [], upstream: side });
     return;
   }
-  const result = await upstream.client.send(await upstreamRequest(call));
-  upstream.comparisons.add(compared(upstream, base, sandbox, result));
-}
-
-function compared(
-  upstream: Upstream,
-  base: Omit<Comparison, 'outcome' | 'differences' | 'upstream'>,
-  sandbox: { status: number; headers: Record<string, string>; text: string | null },
-  result: UpstreamResult,
-): Comparison {
-  if (!result.ok) {
-    const side: UpstreamSide = { status: null, headers: {}, body: null, duration_ms: result.durationMs, failure: `${result.failure}: ${result.message}` };
-    return { ...base, outcome: 'upstream_failed', differences: [], upstream: side };
-  }
-  // Secrets leave the upstream's answer before anything keeps or compares it.
-  const headers = redactHeaders(Object.fromEntries(Object.entries(result.headers).map(([name, value]) => [name, redactTokensInHeader(value)])));
-  const body = result.text === '' ? undefined : redactFields(parseJson(result.text), true);
-  const failure = result.status >= 500 ? `status ${result.status}` : null;
-  const side: UpstreamSide = { status: result.status, headers, body: body ?? null, duration_ms: result.durationMs, failure };
-  if (failure) return { ...base, outcome: 'upstream_failed', differences: [], upstream: side };
-  const ours: ComparedAnswer = { status: sandbox.status, headers: sandbox.headers, body: sandbox.text ? parseJson(sandbox.text) : undefined };
-  const operation = upstream.comparer.operation(base.operation_id);
-  const differences = operation ? upstream.comparer.compare(operation, ours, { status: result.status, headers, body }) : [];
-  return { ...base, outcome: differences.length ? 'differs' : 'same', differences, upstream: side };
+  upstream.compare({ base, request: await upstreamRequest(call), sandbox });
 }
 
 /** The call as the upstream gets it: same method, path (without /ns/{name}), query, headers and body. */
-async function upstreamRequest(call: Call): Promise<{ method: string; pathAndQuery: string; headers: Record<string, string>; body: string | undefined }> {
+async function upstreamRequest(call: Call): Promise<UpstreamRequest> {
   const url = call.url;
   const queryAt = url.indexOf('?');
   const query = queryAt < 0 ? '' : url.slice(queryAt);
   const withBody = !READS.has(call.method);
   const body = withBody ? (call.bodyText ?? (await call.readBody().catch(() => ''))) : undefined;
   return { method: call.method, pathAndQuery: call.path + query, headers: forwardedHeaders(call.allHeaders()), body: withBody ? body : undefined };
-}
-
-/** JSON text as a value; text that is not JSON stays text (the comparison then finds a type difference). */
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }

@@ -1,9 +1,13 @@
-// The upstream of a sandbox started with --upstream: the client to the real service, the contract
-// comparer, what compare mode found, and what record mode saw. Made once at boot (sandbox.ts).
-import type { SpecIndex } from '../spec/operations.js';
+// The upstream of a sandbox started with --upstream: what compare mode found, what record mode saw,
+// and how each reaches the real service. Record mode's calls go from the request's own thread (the
+// upstream's answer is the answer); compare mode's from the compare worker, a thread of its own
+// (compare-worker.ts). Made once at boot (sandbox.ts).
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { packageRoot } from '../spec/load-spec.js';
 import { UpstreamClient } from './client.js';
-import { Comparisons } from './comparisons.js';
-import { ContractComparer } from './contract.js';
+import type { CompareJob } from './compare-job.js';
+import { type Comparison, Comparisons } from './comparisons.js';
 import { SeenRecords } from './seen-records.js';
 
 /** `compare`: the sandbox answers, the upstream is asked too and the answers compared; `record`: the upstream answers, the sandbox records. */
@@ -17,38 +21,53 @@ export interface UpstreamOptions {
   timeoutMs: number;
 }
 
+/** The compare worker as bundled: the same file whether the sandbox runs from the bundle or from dist/src. */
+const WORKER_FILE = 'dist/bundle/upstream/compare-worker.js';
+
 export class Upstream {
+  /** Record mode's client (compare mode's is the worker's). */
   readonly client: UpstreamClient;
-  readonly comparer: ContractComparer;
   readonly comparisons = new Comparisons();
   readonly seen = new SeenRecords();
-  /** Comparisons started and not finished: a stop waits for them before writing the report. */
-  private readonly inFlight = new Set<Promise<void>>();
+  private worker: Worker | null = null;
+  /** Jobs sent to the worker whose comparison has not come back. */
+  private pending = 0;
+  private idle: Array<() => void> = [];
 
-  constructor(
-    readonly options: UpstreamOptions,
-    apiSpec: SpecIndex,
-  ) {
+  constructor(readonly options: UpstreamOptions) {
     this.client = new UpstreamClient(options.url, options.timeoutMs);
-    this.comparer = new ContractComparer(apiSpec);
   }
 
   get mode(): UpstreamMode {
     return this.options.mode;
   }
 
-  track(work: Promise<void>): void {
-    this.inFlight.add(work);
-    void work.finally(() => this.inFlight.delete(work));
+  /** Hands a call to the compare worker (started on the first); its comparison is filed when it comes back. */
+  compare(job: CompareJob): void {
+    this.pending++;
+    this.workerNow().postMessage(job);
   }
 
-  /** Every comparison started has been filed. */
-  async settled(): Promise<void> {
-    while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
+  private workerNow(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(join(packageRoot(), WORKER_FILE), { workerData: { url: this.options.url, timeoutMs: this.options.timeoutMs } });
+    worker.unref(); // a stop does not wait for it: close() does, for the report
+    worker.on('message', (comparison: Comparison) => {
+      this.comparisons.add(comparison);
+      if (--this.pending === 0) for (const resolve of this.idle.splice(0)) resolve();
+    });
+    this.worker = worker;
+    return worker;
+  }
+
+  /** Every comparison handed over has been filed. */
+  settled(): Promise<void> {
+    return this.pending === 0 ? Promise.resolve() : new Promise((resolve) => this.idle.push(resolve));
   }
 
   async close(): Promise<void> {
     await this.settled();
+    await this.worker?.terminate();
     await this.client.close();
   }
 }

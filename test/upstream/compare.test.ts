@@ -46,7 +46,7 @@ function expectNoSecrets(...files: string[]) {
   }
 }
 
-describe('compare mode', () => {
+describe('compare mode', { timeout: 60_000 }, () => {
   it('reports no contract drift against a second sandbox of another seed, writes included', async () => {
     const dir = join(work, 'same');
     const sandbox = await startCli(['--port', '0', '--upstream', upstream.url, '--compare', '--compare-writes', '--fail-on-drift', '--report-dir', dir]);

@@ -27,7 +27,7 @@ afterAll(async () => {
 const call = (base: string, path: string, init: RequestInit = {}) =>
   fetch(base + path, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
 
-describe('record mode', () => {
+describe('record mode', { timeout: 60_000 }, () => {
   it('answers with the upstream, and leaves a HAR file and a data file a sandbox starts from', async () => {
     const dir = join(work, 'rec');
     const recorder = await startCli(['record', '--port', '0', '--upstream', upstream.url, '--report-dir', dir]);

@@ -1,0 +1,18 @@
+// The compare worker: a thread of its own that sends each call to the upstream and compares the
+// answers, so that compare mode costs the thread answering calls one message per call, not an
+// HTTP exchange, two JSON parses and a walk of the contract. Bundled as its own entry
+// (dist/bundle/upstream/compare-worker.js); started by Upstream (upstream.ts).
+import { parentPort, workerData } from 'node:worker_threads';
+import { loadSpec } from '../spec/load-spec.js';
+import { indexSpec } from '../spec/operations.js';
+import { UpstreamClient } from './client.js';
+import { type CompareJob, runCompareJob } from './compare-job.js';
+import { ContractComparer } from './contract.js';
+
+const { url, timeoutMs } = workerData as { url: string; timeoutMs: number };
+const client = new UpstreamClient(url, timeoutMs);
+const comparer = new ContractComparer(indexSpec(loadSpec(), 'openapi.json', [], { lazy: true }));
+
+parentPort?.on('message', (job: CompareJob) => {
+  void runCompareJob(job, client, comparer).then((comparison) => parentPort?.postMessage(comparison));
+});
