@@ -4,9 +4,10 @@
 // p50 and p99 latency of GET /gift-cards as the client sees it, in three loads: one call at a time,
 // a steady 200 calls a second (a CI test suite's pace), and 50 connections as fast as they go.
 // Slices alternate between the two (plain, compare, plain, ...) so a change in the shared machine's
-// load touches both alike. Servers on CPU 0, this load generator on CPU 1, where taskset exists.
+// load touches both alike. Nothing is pinned to a CPU (bench/run.mjs pins each server to CPU 0): the
+// compare worker is a thread of the sandbox's process, and a sandbox in use has the machine's cores.
 // Prints a table, and the load average before and after. Targets only 127.0.0.1 and stops by itself.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { loadavg } from 'node:os';
@@ -19,15 +20,11 @@ const here = dirname(fileURLToPath(import.meta.url));
 const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 4);
 const SLICES = Number(process.env.BENCH_SLICES ?? 5);
 const UPSTREAM_DELAY_MS = 20;
-const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
-if (hasTaskset) spawnSync('taskset', ['-p', '-c', '1', String(process.pid)]);
 
 function startSandbox(args) {
   const cli = join(here, '../dist/bundle/cli.js');
   const node = ['--max-semi-space-size=8', cli, '--port', '0', '--log-level', 'warn', ...args];
-  const child = spawn(hasTaskset ? 'taskset' : process.execPath, hasTaskset ? ['-c', '0', process.execPath, ...node] : node, {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(process.execPath, node, { stdio: ['ignore', 'ignore', 'pipe'] });
   return new Promise((resolve, reject) => {
     let err = '';
     child.stderr.on('data', (d) => {
@@ -109,7 +106,7 @@ console.log(
 console.log(
   `load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadavg()
     .map((l) => l.toFixed(2))
-    .join(' ')}; ${hasTaskset ? 'servers on CPU 0, load on CPU 1' : 'no taskset'}`,
+    .join(' ')}`,
 );
 for (const child of [plain.child, compare.child]) child.kill('SIGTERM');
 upstream.server.close();

@@ -11,8 +11,11 @@ import type { ComparedAnswer, ContractComparer } from './contract.js';
 export interface CompareJob {
   base: Omit<Comparison, 'outcome' | 'differences' | 'upstream'>;
   request: UpstreamRequest;
-  sandbox: { status: number; headers: Record<string, string>; text: string | null };
+  /** The sandbox's answer; its body as JSON text, or its UTF-8 bytes (a copy, handed over without another), null for none. */
+  sandbox: { status: number; headers: Record<string, string>; body: string | Uint8Array | null };
 }
+
+export const NO_BYTES = new Uint8Array(0);
 
 export async function runCompareJob(job: CompareJob, client: UpstreamClient, comparer: ContractComparer): Promise<Comparison> {
   return compared(job, await client.send(job.request), comparer);
@@ -20,7 +23,13 @@ export async function runCompareJob(job: CompareJob, client: UpstreamClient, com
 
 function compared({ base, sandbox }: CompareJob, result: UpstreamResult, comparer: ContractComparer): Comparison {
   if (!result.ok) {
-    const side: UpstreamSide = { status: null, headers: {}, bodyText: '', duration_ms: result.durationMs, failure: `${result.failure}: ${result.message}` };
+    const side: UpstreamSide = {
+      status: null,
+      headers: {},
+      bodyBytes: NO_BYTES,
+      duration_ms: result.durationMs,
+      failure: `${result.failure}: ${result.message}`,
+    };
     return { ...base, outcome: 'upstream_failed', differences: [], upstream: side };
   }
   // Kept as text, as the journal keeps answers (parsed and redacted when read); a private key never waits in memory.
@@ -28,9 +37,13 @@ function compared({ base, sandbox }: CompareJob, result: UpstreamResult, compare
   const clipped = result.text.length > MAX_BODY_CHARS ? result.text.slice(0, MAX_BODY_CHARS) : result.text;
   const bodyText = clipped.includes('"private_key"') ? redactText(clipped) : clipped;
   const failure = result.status >= 500 ? `status ${result.status}` : null;
-  const side: UpstreamSide = { status: result.status, headers, bodyText, duration_ms: result.durationMs, failure };
+  const side: UpstreamSide = { status: result.status, headers, bodyBytes: new Uint8Array(Buffer.from(bodyText)), duration_ms: result.durationMs, failure };
   if (failure) return { ...base, outcome: 'upstream_failed', differences: [], upstream: side };
-  const ours: ComparedAnswer = { status: sandbox.status, headers: sandbox.headers, body: sandbox.text ? parseJson(sandbox.text) : undefined };
+  const text =
+    typeof sandbox.body === 'string' || sandbox.body === null
+      ? sandbox.body
+      : Buffer.from(sandbox.body.buffer, sandbox.body.byteOffset, sandbox.body.byteLength).toString('utf8');
+  const ours: ComparedAnswer = { status: sandbox.status, headers: sandbox.headers, body: text ? parseJson(text) : undefined };
   const theirs: ComparedAnswer = { status: result.status, headers, body: result.text === '' ? undefined : parseJson(result.text) };
   const operation = comparer.operation(base.operation_id);
   // Only the values a difference quotes are kept of the parsed bodies: those lose their secrets now.

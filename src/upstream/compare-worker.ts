@@ -13,6 +13,12 @@ const { url, timeoutMs } = workerData as { url: string; timeoutMs: number };
 const client = new UpstreamClient(url, timeoutMs);
 const comparer = new ContractComparer(indexSpec(loadSpec(), 'openapi.json', [], { lazy: true }));
 
+/** A byte array's buffer, when it is its own (not a slice of Node's shared pool). */
+function movable(bytes: Uint8Array): ArrayBuffer[] {
+  return bytes.byteLength > 0 && bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength ? [bytes.buffer as ArrayBuffer] : [];
+}
+
 parentPort?.on('message', (job: CompareJob) => {
-  void runCompareJob(job, client, comparer).then((comparison) => parentPort?.postMessage(comparison));
+  // The upstream's body goes back as bytes moved, not copied.
+  void runCompareJob(job, client, comparer).then((comparison) => parentPort?.postMessage(comparison, movable(comparison.upstream.bodyBytes)));
 });

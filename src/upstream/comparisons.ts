@@ -12,8 +12,11 @@ export type Outcome = 'same' | 'differs' | 'upstream_failed' | 'not_sent';
 export interface UpstreamSide {
   status: number | null;
   headers: Record<string, string>;
-  /** At most MAX_BODY_CHARS characters, a private key already gone (as the journal keeps answers); '' for none. */
-  bodyText: string;
+  /**
+   * Its UTF-8 bytes, at most MAX_BODY_CHARS characters, a private key already gone (as the journal
+   * keeps answers); empty for none. Bytes: the compare worker hands them over without a copy.
+   */
+  bodyBytes: Uint8Array;
   duration_ms: number;
   /** Why there is no answer to compare: unreachable, timeout, too_large, or `status 5xx`. */
   failure: string | null;
@@ -123,8 +126,9 @@ export class Comparisons {
 
 /** A comparison as readers get it: the upstream's body parsed, bearer credentials, JWTs and private keys redacted as in the journal. */
 export function comparisonView({ outcome, differences, sandbox_status, upstream }: Comparison) {
-  const { bodyText, ...side } = upstream;
-  const body = bodyOf(bodyText, 'application/json', bodyText.length, true);
+  const { bodyBytes, ...side } = upstream;
+  const text = Buffer.from(bodyBytes.buffer, bodyBytes.byteOffset, bodyBytes.byteLength).toString('utf8');
+  const body = bodyOf(text, 'application/json', text.length, true);
   return { outcome, differences, sandbox_status, upstream: { ...side, body } };
 }
 

@@ -9,8 +9,7 @@ import { sentBody, sentHeaders } from '../http/json-response.js';
 import type { Step } from '../http/pipeline.js';
 import { JOURNAL_ENTRY_ID } from '../journal/record-request.js';
 import { forwardedHeaders, type UpstreamRequest } from './client.js';
-import type { CompareJob } from './compare-job.js';
-import { parseJson } from './compare-job.js';
+import { type CompareJob, NO_BYTES, parseJson } from './compare-job.js';
 import type { UpstreamSide } from './comparisons.js';
 import type { Upstream } from './upstream.js';
 
@@ -62,8 +61,8 @@ function compareWithUpstream(upstream: Upstream): Step {
       if (!operation) return;
       // What the sandbox answered, taken now: the answer's buffer may be reused once written.
       const sent = sentBody(call);
-      const text = sent === undefined ? null : typeof sent === 'string' ? sent : Buffer.from(sent.bytes).toString('utf8');
-      const sandbox = { status: call.res.status, headers: { ...(sentHeaders(call) ?? Object.fromEntries(call.res.headers)) }, text };
+      const body = sent === undefined ? null : typeof sent === 'string' ? sent : new Uint8Array(sent.bytes); // a copy of its own
+      const sandbox = { status: call.res.status, headers: { ...(sentHeaders(call) ?? Object.fromEntries(call.res.headers)) }, body };
       // After the answer is written: the call goes to the compare worker, which asks the upstream and compares.
       setImmediate(() => void handOver(upstream, call, operation.id, sandbox));
     },
@@ -81,7 +80,7 @@ async function handOver(upstream: Upstream, call: Call, operationId: string, san
     sandbox_status: sandbox.status,
   };
   if (!READS.has(call.method) && !upstream.options.compareWrites) {
-    const side: UpstreamSide = { status: null, headers: {}, bodyText: '', duration_ms: 0, failure: null };
+    const side: UpstreamSide = { status: null, headers: {}, bodyBytes: NO_BYTES, duration_ms: 0, failure: null };
     upstream.comparisons.add({ ...base, outcome: 'not_sent', differences: [], upstream: side });
     return;
   }
