@@ -191,6 +191,16 @@ describe('compare mode', { timeout: 60_000 }, () => {
         expect.objectContaining({ status: 503, failure: 'status 503' }),
       ]);
 
+      // The console: the filter, and the call's differences beside the two answers.
+      const page = await (await fetch(`${sandbox.url}/_sandbox/console/parts/requests`)).text();
+      expect(page).toContain('<option value="differs">differs from upstream</option>');
+      const detail = await (await fetch(`${sandbox.url}/_sandbox/console/parts/requests/entry?id=${giftCards.id}`)).text();
+      expect(detail).toContain('<span class="badge upstream-differs">Differs from upstream</span>');
+      expect(detail).toContain('<td>new_field</td><td><code>items[].loyalty_tier</code></td><td><code>—</code></td><td><code>&quot;gold&quot;</code></td>');
+      expect(detail).toContain('<h4>Sandbox: 200</h4>');
+      expect(detail).toMatch(/<h4>Upstream: 200 \([\d.]+ ms\)<\/h4>/);
+      expect(detail).toContain('&quot;loyalty_tier&quot;: &quot;gold&quot;'); // the upstream's body, shown beside the sandbox's
+
       // Counted in the metrics.
       const metrics = await (await fetch(`${sandbox.url}/_sandbox/metrics`)).text();
       expect(metrics).toContain('payments_sandbox_upstream_comparisons_total{outcome="differs"} 3');
