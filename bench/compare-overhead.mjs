@@ -54,6 +54,24 @@ function run(url, headers, opts) {
   });
 }
 
+/** CPU ms used so far (user + system, Linux ticks of 10 ms): the main thread's (its task id is the pid) and the whole process's. */
+function cpuMs(pid) {
+  const ticks = (file) => {
+    const fields = readFileSync(file, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  };
+  return { main: ticks(`/proc/${pid}/task/${pid}/stat`), all: ticks(`/proc/${pid}/stat`) };
+}
+
+/** One slice against one sandbox, with the CPU its main thread and whole process used per call. */
+async function measured(target, opts) {
+  const before = cpuMs(target.child.pid);
+  const result = await run(target.url, headers, opts);
+  const after = cpuMs(target.child.pid);
+  const calls = Math.max(1, result.requests.total);
+  return { ...result, mainUs: ((after.main - before.main) * 1000) / calls, allUs: ((after.all - before.all) * 1000) / calls };
+}
+
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 const token = await mintToken({ privateKeyPem: readFileSync(join(here, '../fixtures/keys/admin.pem'), 'utf8'), ttlSeconds: 3600 });
@@ -79,7 +97,7 @@ for (const [name, opts] of LOADS) {
       ['plain', plain],
       ['compare', compare],
     ]) {
-      results[side].push(await run(target.url, headers, opts));
+      results[side].push(await measured(target, opts));
     }
   }
   const p50 = (side) => median(results[side].map((r) => r.latency.p50));
@@ -95,6 +113,9 @@ for (const [name, opts] of LOADS) {
     'compare p99 ms': p99('compare'),
     'plain req/s': Math.round(rps('plain')),
     'compare req/s': Math.round(rps('compare')),
+    'plain main-thread CPU µs/call': Math.round(median(results.plain.map((r) => r.mainUs))),
+    'compare main-thread CPU µs/call': Math.round(median(results.compare.map((r) => r.mainUs))),
+    'compare process CPU µs/call': Math.round(median(results.compare.map((r) => r.allUs))),
     errors: errors('plain') + errors('compare'),
   });
 }

@@ -7,6 +7,7 @@ import { loadSpec } from '../spec/load-spec.js';
 import { indexSpec } from '../spec/operations.js';
 import { UpstreamClient } from './client.js';
 import { type CompareJob, runCompareJob } from './compare-job.js';
+import type { Comparison } from './comparisons.js';
 import { ContractComparer } from './contract.js';
 
 const { url, timeoutMs } = workerData as { url: string; timeoutMs: number };
@@ -18,7 +19,23 @@ function movable(bytes: Uint8Array): ArrayBuffer[] {
   return bytes.byteLength > 0 && bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength ? [bytes.buffer as ArrayBuffer] : [];
 }
 
-parentPort?.on('message', (job: CompareJob) => {
-  // The upstream's body goes back as bytes moved, not copied.
-  void runCompareJob(job, client, comparer).then((comparison) => parentPort?.postMessage(comparison, movable(comparison.upstream.bodyBytes)));
+/** Comparisons done and not yet posted: sent together, at most every BATCH_MS (the request thread takes one message, not one a call). */
+let done: Comparison[] = [];
+const BATCH_MS = 20;
+
+function finished(comparison: Comparison): void {
+  if (done.push(comparison) > 1) return;
+  setTimeout(() => {
+    const batch = done;
+    done = [];
+    // The upstream's bodies go back as bytes moved, not copied.
+    parentPort?.postMessage(
+      batch,
+      batch.flatMap((c) => movable(c.upstream.bodyBytes)),
+    );
+  }, BATCH_MS);
+}
+
+parentPort?.on('message', (jobs: CompareJob[]) => {
+  for (const job of jobs) void runCompareJob(job, client, comparer).then(finished);
 });

@@ -30,6 +30,8 @@ export class Upstream {
   readonly comparisons = new Comparisons();
   readonly seen = new SeenRecords();
   private worker: Worker | null = null;
+  /** Jobs of this turn of the event loop, posted together at its end: one message a turn, not one a call. */
+  private batch: CompareJob[] = [];
   /** Jobs sent to the worker whose comparison has not come back. */
   private pending = 0;
   private idle: Array<() => void> = [];
@@ -45,17 +47,24 @@ export class Upstream {
   /** Hands a call to the compare worker (started on the first); its comparison is filed when it comes back. */
   compare(job: CompareJob): void {
     this.pending++;
-    const body = job.sandbox.body;
-    this.workerNow().postMessage(job, body instanceof Uint8Array ? [body.buffer as ArrayBuffer] : []); // bytes moved, not copied
+    if (this.batch.push(job) === 1) setImmediate(() => this.post());
+  }
+
+  private post(): void {
+    const jobs = this.batch;
+    this.batch = [];
+    const moved = jobs.flatMap((job) => (job.sandbox.body instanceof Uint8Array ? [job.sandbox.body.buffer as ArrayBuffer] : []));
+    this.workerNow().postMessage(jobs, moved); // bytes moved, not copied
   }
 
   private workerNow(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(join(packageRoot(), WORKER_FILE), { workerData: { url: this.options.url, timeoutMs: this.options.timeoutMs } });
     worker.unref(); // a stop does not wait for it: close() does, for the report
-    worker.on('message', (comparison: Comparison) => {
-      this.comparisons.add(comparison);
-      if (--this.pending === 0) for (const resolve of this.idle.splice(0)) resolve();
+    worker.on('message', (comparisons: Comparison[]) => {
+      for (const comparison of comparisons) this.comparisons.add(comparison);
+      this.pending -= comparisons.length;
+      if (this.pending === 0) for (const resolve of this.idle.splice(0)) resolve();
     });
     this.worker = worker;
     return worker;
