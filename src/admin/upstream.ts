@@ -1,8 +1,9 @@
 // GET /_sandbox/upstream/report (compare mode) and GET /_sandbox/upstream/recording (record mode):
 // what --upstream found or saw, across namespaces, so served at the root only.
 import { ApiError } from '../errors/api-error.js';
+import type { JournalEntry } from '../journal/entry.js';
 import { toHar } from '../journal/har.js';
-import { JOURNAL, type JournalEntry } from '../journal/journal.js';
+import { JOURNAL } from '../journal/journal.js';
 import { compareReport, reportSummary } from '../upstream/report.js';
 import type { Upstream } from '../upstream/upstream.js';
 import { recordedDataFile } from './recording.js';

@@ -1,7 +1,7 @@
 // Compare mode in the Requests page: a request's comparison with the upstream beside its detail,
 // the differences by the contract, then the two answers side by side (the sandbox's as the journal
 // kept it, the upstream's as compare mode kept it, secrets redacted in both).
-import type { JournalEntry } from '../../journal/journal.js';
+import type { JournalEntry } from '../../journal/entry.js';
 import { type Comparison, comparisonView } from '../../upstream/comparisons.js';
 import { JsonBlock, Note, TableHead } from '../ui.js';
 
