@@ -1,7 +1,8 @@
 // Compare mode against local upstreams, through the real command: a second sandbox of another seed
 // (the same contract: no drift), a proxy in front of it answering with known drifts (each found), and
 // upstreams that fail or never answer (the sandbox's own answers unchanged, the failures recorded).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -260,6 +261,52 @@ describe('compare mode', { timeout: 60_000 }, () => {
     } finally {
       expect(await sandbox.stop()).toBe(0);
       await silent.close();
+    }
+  });
+
+  it("verifies the caller's own token on both sides once the sandbox has the public key of the real pair", async () => {
+    // The "real service" (a second sandbox) knows the user's key pair; the sandbox is given only its public key.
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'secp521r1' });
+    const keyFile = join(work, 'my-key.pem');
+    writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    const register = (base: string) =>
+      fetch(`${base}/_sandbox/records/api_key_pairs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          display_name: 'my real key',
+          public_key: publicKey.export({ type: 'spki', format: 'pem' }),
+          role_ids: [WELL_KNOWN.roles.admin.id],
+        }),
+      });
+    const real = await startCli(['--port', '0', '--seed', '11', '--log-level', 'warn']);
+    const sandbox = await startCli(['--port', '0', '--upstream', real.url, '--compare', '--report-dir', join(work, 'key')]);
+    try {
+      const theirs = await register(real.url);
+      expect(theirs.status).toBe(201);
+      const mine = await (await register(sandbox.url)).json();
+      expect(mine.thumbprint).toBe((await theirs.json()).thumbprint); // the token's kid names the same pair on both sides
+      const own = await cliToken(['--key', keyFile]);
+      const before = await call(sandbox.url, '/gift-cards', { headers: { authorization: `Bearer ${own}` } });
+      expect(before.status).toBe(200);
+      const found = await report(sandbox.url, 1);
+      expect(found.calls).toEqual({ total: 1, same: 1, differs: 0, upstream_failed: 0, not_sent: 0 });
+      // Without the public key the sandbox refuses the token the real service takes: a status difference, reported.
+      await fetch(`${sandbox.url}/_sandbox/records/api_key_pairs/${mine.id}`, { method: 'DELETE' });
+      expect((await call(sandbox.url, '/gift-cards', { headers: { authorization: `Bearer ${own}` } })).status).toBe(401);
+      const after = await report(sandbox.url, 2);
+      expect(after.differences).toEqual([
+        expect.objectContaining({
+          operation_id: 'listGiftCards',
+          kind: 'status',
+          at: 'status',
+          count: 1,
+          example: expect.objectContaining({ sandbox: 401, upstream: 200 }),
+        }),
+      ]);
+    } finally {
+      await sandbox.stop();
+      await real.stop();
     }
   });
 
