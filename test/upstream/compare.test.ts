@@ -57,7 +57,7 @@ describe('compare mode', { timeout: 60_000 }, () => {
         expect(res.status).toBe(200);
         expect((await res.json()).items.length).toBeGreaterThan(0);
       }
-      const created = await call(sandbox.url, '/api-key-pairs', {
+      const created = await call(sandbox.url, '/ns/ci-7/api-key-pairs', {
         method: 'POST',
         body: JSON.stringify({ display_name: 'compare', role_ids: [WELL_KNOWN.roles.readOnly.id] }),
       });
@@ -238,15 +238,27 @@ describe('compare mode', { timeout: 60_000 }, () => {
 
   it('answers before an upstream that never answers times out; writes are not sent without --compare-writes', async () => {
     const silent: LocalServer = await silentServer();
-    const sandbox = await startCli(['--port', '0', '--upstream', silent.url, '--compare', '--upstream-timeout-ms', '500', '--report-dir', join(work, 'slow')]);
+    const sandbox = await startCli([
+      '--port',
+      '0',
+      '--upstream',
+      `${silent.url}/v1`,
+      '--compare',
+      '--upstream-timeout-ms',
+      '500',
+      '--report-dir',
+      join(work, 'slow'),
+    ]);
     try {
-      const res = await call(sandbox.url, '/gift-cards');
+      // Through a namespace: the upstream gets the API path under its base path, never the /ns/{name} prefix.
+      const res = await call(sandbox.url, '/ns/ci-7/gift-cards?limit=3');
       expect(res.status).toBe(200);
       // The answer came while the upstream still had the call: nothing compared yet.
       expect((await waitFor(() => (silent.received.length ? silent.received : undefined), 'the upstream got the call'))[0]).toMatchObject({
         method: 'GET',
-        path: '/gift-cards',
+        path: '/v1/gift-cards?limit=3',
       });
+      expect(silent.received[0].headers.host).toBe(new URL(silent.url).host);
       expect(silent.received[0].headers.authorization).toBe(`Bearer ${token}`); // passed through unchanged
       expect(silent.received[0].headers['x-service-merchant-account-id']).toBeUndefined(); // none sent, none invented
       const created = await call(sandbox.url, '/api-key-pairs', {
