@@ -8,9 +8,9 @@
 // compare worker is a thread of the sandbox's process, and a sandbox in use has the machine's cores.
 // Prints a table, and the load average before and after. Targets only 127.0.0.1 and stops by itself.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -79,7 +79,8 @@ const headers = { authorization: `Bearer ${token}` };
 const plain = await startSandbox([]);
 const sample = await (await fetch(`${plain.url}/gift-cards`, { headers })).text();
 const upstream = await startUpstream(sample);
-const compare = await startSandbox(['--upstream', upstream.url, '--compare']);
+// Its report goes to a temporary folder, not the current one.
+const compare = await startSandbox(['--upstream', upstream.url, '--compare', '--report-dir', mkdtempSync(join(tmpdir(), 'compare-bench-'))]);
 const loadBefore = loadavg();
 
 const LOADS = [

@@ -163,9 +163,12 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const node: NodeName = { id: config.nodeId ?? '' };
   const upstream =
     config.upstream && (config.compare || config.record)
-      ? new Upstream(
-          { url: config.upstream, mode: config.record ? 'record' : 'compare', compareWrites: config.compareWrites, timeoutMs: config.upstreamTimeoutMs },
-        )
+      ? new Upstream({
+          url: config.upstream,
+          mode: config.record ? 'record' : 'compare',
+          compareWrites: config.compareWrites,
+          timeoutMs: config.upstreamTimeoutMs,
+        })
       : null;
   const adminDeps: AdminDeps = {
     version,

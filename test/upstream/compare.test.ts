@@ -2,33 +2,17 @@
 // (the same contract: no drift), a proxy in front of it answering with known drifts (each found), and
 // upstreams that fail or never answer (the sandbox's own answers unchanged, the failures recorded).
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliToken, ensureBuilt, type RunningCli, startCli, waitFor } from '../cli/support/cli.js';
+import { describe, expect, it } from 'vitest';
+import { cliToken, startCli, waitFor } from '../cli/support/cli.js';
 import { WELL_KNOWN } from '../support/sandbox.js';
-import { driftingProxy, type LocalServer, silentServer } from './support.js';
+import { driftingProxy, type LocalServer, silentServer, useSecondSandbox } from './support.js';
 
 const READS = ['/gift-cards', '/connections', '/card-scheme-definitions', '/flows/checkout', '/buyers/payment-methods'];
 
-let token: string;
-let upstream: RunningCli;
-const work = mkdtempSync(join(tmpdir(), 'compare-test-'));
-
-beforeAll(async () => {
-  await ensureBuilt();
-  token = await cliToken();
-  upstream = await startCli(['--port', '0', '--seed', '7', '--log-level', 'warn']);
-}, 180_000);
-
-afterAll(async () => {
-  await upstream?.stop();
-  rmSync(work, { recursive: true, force: true });
-});
-
-const call = (base: string, path: string, init: RequestInit = {}) =>
-  fetch(base + path, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+const { suite, call } = useSecondSandbox('compare-test-');
+const { work } = suite;
 
 async function report(base: string, total: number) {
   return waitFor(async () => {
@@ -41,8 +25,8 @@ async function report(base: string, total: number) {
 function expectNoSecrets(...files: string[]) {
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
-    expect(text).not.toContain(token);
-    expect(text).not.toContain(token.split('.')[2]); // not even the signature alone
+    expect(text).not.toContain(suite.token);
+    expect(text).not.toContain(suite.token.split('.')[2]); // not even the signature alone
     expect(text).not.toMatch(/PRIVATE KEY/);
   }
 }
@@ -50,14 +34,14 @@ function expectNoSecrets(...files: string[]) {
 describe('compare mode', { timeout: 60_000 }, () => {
   it('reports no contract drift against a second sandbox of another seed, writes included', async () => {
     const dir = join(work, 'same');
-    const sandbox = await startCli(['--port', '0', '--upstream', upstream.url, '--compare', '--compare-writes', '--fail-on-drift', '--report-dir', dir]);
+    const sandbox = await startCli(['--port', '0', '--upstream', suite.upstream.url, '--compare', '--compare-writes', '--fail-on-drift', '--report-dir', dir]);
     try {
       for (const path of READS) {
         const res = await call(sandbox.url, path);
         expect(res.status).toBe(200);
         expect((await res.json()).items.length).toBeGreaterThan(0);
       }
-      const created = await call(sandbox.url, '/ns/ci-7/api-key-pairs', {
+      const created = await call(sandbox.url, '/api-key-pairs', {
         method: 'POST',
         body: JSON.stringify({ display_name: 'compare', role_ids: [WELL_KNOWN.roles.readOnly.id] }),
       });
@@ -66,7 +50,7 @@ describe('compare mode', { timeout: 60_000 }, () => {
 
       const found = await report(sandbox.url, 6);
       expect(found).toEqual({
-        upstream: upstream.url,
+        upstream: suite.upstream.url,
         generated_at: expect.any(String),
         drift: false,
         calls: { total: 6, same: 6, differs: 0, upstream_failed: 0, not_sent: 0 },
@@ -75,7 +59,7 @@ describe('compare mode', { timeout: 60_000 }, () => {
         writes_sent: true,
       });
       // The upstream got each call with the caller's own token (it answered 200/201, not 401), the write included.
-      const seen = await (await fetch(`${upstream.url}/_sandbox/requests?view=summary`)).json();
+      const seen = await (await fetch(`${suite.upstream.url}/_sandbox/requests?view=summary`)).json();
       expect(seen.items.map((e: { method: string; path: string; status: number }) => `${e.method} ${e.path} ${e.status}`).sort()).toEqual(
         [...READS.map((p) => `GET ${p} 200`), 'POST /api-key-pairs 201'].sort(),
       );
@@ -98,14 +82,14 @@ describe('compare mode', { timeout: 60_000 }, () => {
     const written = JSON.parse(readFileSync(join(dir, 'compare-report.json'), 'utf8'));
     expect(written).toMatchObject({ drift: false, calls: { total: 6, same: 6 } });
     expect(readFileSync(join(dir, 'compare-report.txt'), 'utf8')).toBe(
-      `payments-sandbox compare report: no contract drift against ${upstream.url}\n6 calls: 6 same, 0 differ, 0 upstream failed, 0 writes not sent\n`,
+      `payments-sandbox compare report: no contract drift against ${suite.upstream.url}\n6 calls: 6 same, 0 differ, 0 upstream failed, 0 writes not sent\n`,
     );
     expect(sandbox.stderr()).toContain('no contract drift');
     expectNoSecrets(join(dir, 'compare-report.json'), join(dir, 'compare-report.txt'));
   });
 
   it('finds each known drift: a missing field, a new field, a changed enum value, another status', async () => {
-    const proxy = await driftingProxy(upstream.url, (path, _status, body) => {
+    const proxy = await driftingProxy(suite.upstream.url, (path, _status, body) => {
       if (path === '/gift-cards') {
         for (const item of body.items) {
           delete item.bin; // a declared required field gone
@@ -259,7 +243,7 @@ describe('compare mode', { timeout: 60_000 }, () => {
         path: '/v1/gift-cards?limit=3',
       });
       expect(silent.received[0].headers.host).toBe(new URL(silent.url).host);
-      expect(silent.received[0].headers.authorization).toBe(`Bearer ${token}`); // passed through unchanged
+      expect(silent.received[0].headers.authorization).toBe(`Bearer ${suite.token}`); // passed through unchanged
       expect(silent.received[0].headers['x-service-merchant-account-id']).toBeUndefined(); // none sent, none invented
       const created = await call(sandbox.url, '/api-key-pairs', {
         method: 'POST',

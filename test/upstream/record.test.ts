@@ -1,43 +1,27 @@
 // Record mode through the real command: the upstream (a second sandbox) answers, the recording is
 // a HAR file and a data file, secrets redacted; a sandbox started from that data file serves the
 // records the upstream showed, with their references.
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliToken, ensureBuilt, type RunningCli, startCli } from '../cli/support/cli.js';
+import { describe, expect, it } from 'vitest';
+import { startCli } from '../cli/support/cli.js';
 import { WELL_KNOWN } from '../support/sandbox.js';
-import { silentServer } from './support.js';
+import { silentServer, useSecondSandbox } from './support.js';
 
-let token: string;
-let upstream: RunningCli;
-const work = mkdtempSync(join(tmpdir(), 'record-test-'));
-
-beforeAll(async () => {
-  await ensureBuilt();
-  token = await cliToken();
-  upstream = await startCli(['--port', '0', '--seed', '7', '--log-level', 'warn']);
-}, 180_000);
-
-afterAll(async () => {
-  await upstream?.stop();
-  rmSync(work, { recursive: true, force: true });
-});
-
-const call = (base: string, path: string, init: RequestInit = {}) =>
-  fetch(base + path, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+const { suite, call } = useSecondSandbox('record-test-');
+const { work } = suite;
 
 describe('record mode', { timeout: 60_000 }, () => {
   it('answers with the upstream, and leaves a HAR file and a data file a sandbox starts from', async () => {
     const dir = join(work, 'rec');
-    const recorder = await startCli(['record', '--port', '0', '--upstream', upstream.url, '--report-dir', dir]);
+    const recorder = await startCli(['record', '--port', '0', '--upstream', suite.upstream.url, '--report-dir', dir]);
     let giftCards: { items: Array<{ id: string; buyer: { id: string } | null; gift_card_service: { id: string } }> };
     try {
       const res = await call(recorder.url, '/gift-cards?limit=5');
       expect(res.status).toBe(200);
       giftCards = await res.json();
       // The upstream's answer, not the sandbox's own (another seed: other records).
-      expect(giftCards).toEqual(await (await call(upstream.url, '/gift-cards?limit=5')).json());
+      expect(giftCards).toEqual(await (await call(suite.upstream.url, '/gift-cards?limit=5')).json());
       expect(giftCards.items).toHaveLength(5);
       const created = await call(recorder.url, '/api-key-pairs', {
         method: 'POST',
@@ -63,7 +47,7 @@ describe('record mode', { timeout: 60_000 }, () => {
     expect(JSON.parse(har.log.entries[1].response.content.text).private_key).toBe('[redacted]');
     for (const file of ['recording.har', 'recording.data.json']) {
       const text = readFileSync(join(dir, file), 'utf8');
-      expect(text).not.toContain(token.split('.')[2]);
+      expect(text).not.toContain(suite.token.split('.')[2]);
       expect(text).not.toMatch(/PRIVATE KEY/);
     }
 

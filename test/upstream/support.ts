@@ -1,7 +1,12 @@
 // Local upstreams for the compare and record tests: a second sandbox (another seed) as the real
 // service, and a proxy in front of it that answers with known drifts, fails, or never answers.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { cliToken, ensureBuilt, type RunningCli, startCli } from '../cli/support/cli.js';
 
 export interface LocalServer {
   url: string;
@@ -62,4 +67,24 @@ function serve(handle: (req: IncomingMessage, res: ServerResponse, body: Buffer)
       });
     });
   });
+}
+
+/**
+ * The suite's real service: a second sandbox of another seed (7), the CLI's token, a folder for the
+ * files the runs write, and `call` (the token, JSON); started once for the file, stopped after it.
+ */
+export function useSecondSandbox(folderPrefix: string) {
+  const suite = { token: '', upstream: undefined as unknown as RunningCli, work: mkdtempSync(join(tmpdir(), folderPrefix)) };
+  beforeAll(async () => {
+    await ensureBuilt();
+    suite.token = await cliToken();
+    suite.upstream = await startCli(['--port', '0', '--seed', '7', '--log-level', 'warn']);
+  }, 180_000);
+  afterAll(async () => {
+    await suite.upstream?.stop();
+    rmSync(suite.work, { recursive: true, force: true });
+  });
+  const call = (base: string, path: string, init: RequestInit = {}) =>
+    fetch(base + path, { ...init, headers: { authorization: `Bearer ${suite.token}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+  return { suite, call };
 }
