@@ -66,8 +66,18 @@ export class Upstream {
       this.pending -= comparisons.length;
       if (this.pending === 0) for (const resolve of this.idle.splice(0)) resolve();
     });
+    // A worker that fails (it never should) loses the comparisons it held, never the sandbox: the next call starts another.
+    worker.on('error', () => this.lost(worker));
+    worker.on('exit', () => this.lost(worker));
     this.worker = worker;
     return worker;
+  }
+
+  private lost(worker: Worker): void {
+    if (this.worker !== worker) return;
+    this.worker = null;
+    this.pending = this.batch.length;
+    if (this.pending === 0) for (const resolve of this.idle.splice(0)) resolve();
   }
 
   /** Every comparison handed over has been filed. */
