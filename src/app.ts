@@ -27,6 +27,7 @@ import { logRequests } from './logging/request-log.js';
 import type { SandboxDeps } from './sandbox.js';
 import { checkScenarioHeaders } from './scenarios/check-headers.js';
 import { injectScenario } from './scenarios/inject.js';
+import { answerFromUpstream, compareWithUpstream } from './upstream/steps.js';
 
 /** Bodies the control API takes at least (state and snapshot imports); the API's limit is --body-limit. */
 export const CONTROL_BODY_LIMIT = 64 * 1024 * 1024;
@@ -103,9 +104,11 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
       ...everyRequest,
       namespace,
       own, //                                                     the host serves the namespace
+      ...compareWithUpstream(deps.upstream), //                   --upstream --compare: once journaled, the call goes to the compare worker
       recordInJournal(deps.pendingJournals), //                 every API request and its response
       checkScenarioHeaders(deps), //                              400 for unknown x-sandbox-scenario names or a Prefer: code that cannot be
       matchOperation(deps.api.router), //                         operation from openapi.json, else 404/405
+      ...answerFromUpstream(deps.upstream), //                    --upstream, record mode: the upstream answers
       authenticate({ mode: config.auth, tokenCache: deps.tokenCache, merchantAccountHeaders: config.merchantAccountHeaders }), // 400 misnamed merchant header, 401 token
       admit,
       authorize(), //                                            403 scope, 403 merchant account

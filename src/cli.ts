@@ -27,18 +27,21 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(await runTriggerCommand(rest, process.env));
   } else if (command === 'cluster') {
     process.stdout.write(await runClusterCommand(rest, process.env));
+  } else if (command === 'record') {
+    // The upstream answers, the sandbox records: start with --record (an option like any other, so a config file may set it too).
+    await runStartCommand([...rest, '--record'], { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
   } else if (command === 'start') {
     await runStartCommand(rest, { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
   } else if (command === undefined || command.startsWith('-')) {
     await runStartCommand(argv, { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
   } else {
-    throw new UsageError(`unknown command '${command}' (commands: start, token, wait, trigger, cluster; see payments-sandbox --help)`);
+    throw new UsageError(`unknown command '${command}' (commands: start, record, token, wait, trigger, cluster; see payments-sandbox --help)`);
   }
 }
 
 const argv = process.argv.slice(2);
 /** Whether the command starts the sandbox (its failures say "cannot start"; another command's, such as cluster's, do not). */
-const starting = argv[0] === undefined || argv[0] === 'start' || argv[0].startsWith('-');
+const starting = argv[0] === undefined || argv[0] === 'start' || argv[0] === 'record' || argv[0].startsWith('-');
 
 main(argv).catch((err: Error) => {
   const usage = err instanceof UsageError;

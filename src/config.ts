@@ -93,6 +93,20 @@ export interface SandboxConfig {
   allowedHosts: string[];
   /** Origins (scheme://host[:port]) besides the sandbox's own whose pages may call the control API and the console (http/origin-check.ts). */
   allowedOrigins: string[];
+  /** The real service (its sandbox) record and compare modes talk to, fixed at start; null: none (src/upstream/). */
+  upstream: string | null;
+  /** With upstream: answer each call as usual and compare it with the upstream's answer by the contract. */
+  compare: boolean;
+  /** With upstream: let the upstream answer each call and record the exchanges (`payments-sandbox record`). */
+  record: boolean;
+  /** Compare mode: send writes (POST, PUT, PATCH, DELETE) to the upstream too; they change it. */
+  compareWrites: boolean;
+  /** Most time the upstream may take to answer (head, then body); longer is a failure, recorded as such. */
+  upstreamTimeoutMs: number;
+  /** Where a stop writes compare-report.json and compare-report.txt (compare) or recording.har and recording.data.json (record); null: the current folder. */
+  reportDir: string | null;
+  /** Compare mode: a stop exits with code 3 when the report found a contract difference (for CI). */
+  failOnDrift: boolean;
 }
 
 export const DEFAULT_SEED = 4010;
@@ -136,6 +150,13 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     leaseMs: 5_000,
     allowedHosts: [],
     allowedOrigins: [],
+    upstream: null,
+    compare: false,
+    record: false,
+    compareWrites: false,
+    upstreamTimeoutMs: 10_000,
+    reportDir: null,
+    failOnDrift: false,
     // An option given as undefined keeps its default.
     ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
   };

@@ -38,6 +38,7 @@ import { indexSpec, type SpecIndex } from './spec/operations.js';
 import { FixtureSource } from './store/fixture-overrides.js';
 import type { StoreData } from './store/records.js';
 import { Store } from './store/store.js';
+import { Upstream } from './upstream/upstream.js';
 import { WebhookService } from './webhooks/service.js';
 
 export interface ServedApi {
@@ -80,6 +81,8 @@ export interface SandboxDeps {
   services: HandlerServices;
   /** Event catalog, delivery transport and options shared by every namespace's webhooks; close() stops them. */
   webhooks: WebhookService;
+  /** --upstream with --compare or --record: the real service's client and what it found; null otherwise. */
+  upstream: Upstream | null;
   logger: Logger;
 }
 
@@ -158,6 +161,15 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const version = packageVersion();
   const stats: RequestStats = { requests: 0, metrics: new RequestMetrics() };
   const node: NodeName = { id: config.nodeId ?? '' };
+  const upstream =
+    config.upstream && (config.compare || config.record)
+      ? new Upstream({
+          url: config.upstream,
+          mode: config.record ? 'record' : 'compare',
+          compareWrites: config.compareWrites,
+          timeoutMs: config.upstreamTimeoutMs,
+        })
+      : null;
   const adminDeps: AdminDeps = {
     version,
     seed: config.seed,
@@ -171,6 +183,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     stats,
     node,
     host,
+    upstream,
   };
   return {
     config,
@@ -189,6 +202,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     tokenCache: new TokenCache(),
     services: await sandboxServices(),
     webhooks,
+    upstream,
     logger,
   };
 }

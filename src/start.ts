@@ -93,6 +93,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
       deps.journalFeed.closeAll(); // open event streams end, so their connections can close
       await Promise.all(servers.map(closeServer));
       await deps.webhooks.close(); // timers and attempts in flight stop; pending deliveries stay recorded
+      await deps.upstream?.close(); // comparisons in flight filed, for the report a stop writes
       await deps.host.close(); // pending writes flushed (a shared sandbox: every namespace written to Redis, its lease released)
     },
   };

@@ -17,6 +17,7 @@ import { scenarioHandlers } from './scenarios.js';
 import { snapshotHandlers } from './snapshot.js';
 import { tokenHandlers } from './tokens.js';
 import type { AdminContext, AdminDeps, AdminHandlerMap } from './types.js';
+import { upstreamHandlers } from './upstream.js';
 import { webhookHandlers } from './webhooks.js';
 
 export const adminHandlers: AdminHandlerMap = {
@@ -33,6 +34,7 @@ export const adminHandlers: AdminHandlerMap = {
   ...webhookHandlers,
   ...approvalHandlers,
   ...metricsHandlers,
+  ...upstreamHandlers,
 };
 
 /** What a control-API handler is given of its call. */

@@ -8,6 +8,7 @@ import { entryFilter, type JournalFilter } from '../journal/filters.js';
 import { toHar } from '../journal/har.js';
 import { JOURNAL } from '../journal/journal.js';
 import type { Namespace } from '../namespace/namespace.js';
+import { comparisonView } from '../upstream/comparisons.js';
 import { onlyAtRoot } from './scope.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
 
@@ -50,9 +51,30 @@ function matchingEntries(ctx: AdminContext, view: JournalView): JournalSummary[]
   const matches = entryFilter(ctx.query as JournalFilter);
   const namespaces = journalNamespaces(ctx);
   const entries = namespaces.flatMap((ns) => ns.existingPart(JOURNAL)?.entries(view) ?? []);
-  const matching = entries.filter(matches);
+  const matching = withComparisons(ctx, entries).filter(matches);
   // Across namespaces, newest first by arrival time (the namespace clocks may differ).
   return namespaces.length > 1 ? matching.sort((a, b) => b.timestamp.localeCompare(a.timestamp)) : matching;
+}
+
+/** An entry with its comparison with the upstream (compare mode), as the journal's readers show it. */
+type ComparedEntry = JournalSummary & { upstream?: ReturnType<typeof comparisonView> };
+
+/**
+ * Compare mode: each entry with its comparison with the upstream (kept beside the journal, by
+ * namespace and entry id), and only those of the outcome asked for with `upstream=`.
+ */
+function withComparisons(ctx: AdminContext, entries: JournalSummary[]): ComparedEntry[] {
+  const comparisons = ctx.deps.upstream?.comparisons;
+  const wanted: string | undefined = ctx.query.upstream;
+  if (!comparisons) return wanted ? [] : entries;
+  const out: ComparedEntry[] = [];
+  for (const entry of entries) {
+    const comparison = comparisons.of(entry.namespace, entry.id);
+    if (wanted && (!comparison || (wanted !== 'compared' && comparison.outcome !== wanted))) continue;
+    if (!comparison) out.push(entry);
+    else out.push({ ...entry, upstream: comparisonView(comparison) });
+  }
+  return out;
 }
 
 /** sandbox-requests-<namespace>-<UTC time>.har, with only characters safe in a header and a file name. */

@@ -70,6 +70,19 @@ async function registryOf(deps: AdminDeps): Promise<Registry> {
       () => Object.entries(host().leaseChanges).map(([change, value]) => ({ labels: { change }, value })),
     ),
   );
+  const upstream = deps.upstream;
+  if (upstream) {
+    metric(
+      collected('payments_sandbox_upstream_comparisons_total', 'Compare mode: calls by outcome (same, differs, upstream_failed, not_sent).', 'counter', () =>
+        Object.entries(upstream.comparisons.outcomes).map(([outcome, value]) => ({ labels: { outcome }, value })),
+      ),
+    );
+    metric(
+      collected('payments_sandbox_upstream_differences_total', 'Compare mode: contract differences found, by operation and kind.', 'counter', () =>
+        upstream.comparisons.differenceCounts().map((d) => ({ labels: { operation: d.operation, kind: d.kind }, value: d.count })),
+      ),
+    );
+  }
   return registry;
 }
 

@@ -6,6 +6,7 @@ import type { Namespace } from '../namespace/namespace.js';
 import type { NamespaceRegistry } from '../namespace/registry.js';
 import type { ScenarioCatalog } from '../scenarios/types.js';
 import type { SpecIndex } from '../spec/operations.js';
+import type { Upstream } from '../upstream/upstream.js';
 import type { WebhookService } from '../webhooks/service.js';
 
 export type { HandlerResult } from '../http/handler.js';
@@ -32,6 +33,8 @@ export interface AdminDeps {
   node: NodeName;
   /** Where namespaces live (this process alone, or a shared sandbox): listing, dropping and resetting them all ask it. */
   host: NamespaceHost;
+  /** --upstream: what compare mode found and record mode saw (null without an upstream). */
+  upstream: Upstream | null;
 }
 
 /** What a control-API handler receives: the sandbox's admin deps and the request's namespace and input. */

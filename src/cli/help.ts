@@ -8,6 +8,7 @@ A high-fidelity sandbox of the payments orchestration API.
 
 Commands:
   start    run the sandbox server (the default command)
+  record   let the real service answer and record it: payments-sandbox record --upstream URL (start's options)
   token    print a signed bearer token for the sandbox, e.g. TOKEN=$(npx payments-sandbox token)
   wait     wait until a sandbox is ready, for scripts: payments-sandbox wait --timeout 30s
 

@@ -295,7 +295,7 @@ function parseBytes(option: OptionSpec, text: string, source: string): number {
   return bytes;
 }
 
-const PATH_OPTIONS: ReadonlySet<keyof SandboxConfig> = new Set(['dataFile', 'fixturesDir', 'scenariosDir', 'tlsCert', 'tlsKey', 'tlsDir']);
+const PATH_OPTIONS: ReadonlySet<keyof SandboxConfig> = new Set(['dataFile', 'fixturesDir', 'scenariosDir', 'tlsCert', 'tlsKey', 'tlsDir', 'reportDir']);
 
 function isPathOption(option: OptionSpec): boolean {
   return PATH_OPTIONS.has(option.key);
@@ -337,4 +337,25 @@ function checkCombination(config: SandboxConfig): void {
   }
   const forward = config.forwardWebhooksTo === null ? null : urlProblem(config.forwardWebhooksTo);
   if (forward) throw new UsageError(`--forward-webhooks-to must be an http or https URL: ${forward}`);
+  checkUpstream(config);
+}
+
+/** --upstream is one http(s) URL without credentials, and --compare or --record needs it (one of them). */
+function checkUpstream(config: SandboxConfig): void {
+  if (config.compare && config.record) throw new UsageError('--compare answers as the sandbox and --record as the upstream: use one of them');
+  if ((config.compare || config.record) && !config.upstream) {
+    throw new UsageError(`--${config.record ? 'record (the record command)' : 'compare'} needs --upstream URL: the real service's address`);
+  }
+  if (config.compareWrites && !config.compare) throw new UsageError('--compare-writes goes with --compare');
+  if (config.upstream === null) return;
+  let url: URL;
+  try {
+    url = new URL(config.upstream);
+  } catch {
+    throw new UsageError(`--upstream must be an http or https URL, not '${config.upstream.slice(0, 80)}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--upstream must be an http or https URL, not ${url.protocol}`);
+  if (url.username || url.password) throw new UsageError("--upstream must not hold credentials: the caller's own token is passed through");
+  if (url.search || url.hash) throw new UsageError('--upstream is an origin and an optional base path, without a query or fragment');
+  if (!config.compare && !config.record) throw new UsageError('--upstream goes with --compare, or with the record command');
 }

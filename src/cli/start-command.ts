@@ -13,6 +13,7 @@ import { startHelp } from './help.js';
 import { findLauncher, watchLauncher } from './launcher-watch.js';
 import { loadConfig } from './load-config.js';
 import { defaultKeyFile } from './token-command.js';
+import { DRIFT_EXIT_CODE, writeUpstreamFiles } from './upstream-files.js';
 import { UsageError } from './usage-error.js';
 
 export interface StartIo {
@@ -89,10 +90,22 @@ function stopOnSignals(sandbox: RunningSandbox, logger: Logger, io: StartIo, sta
       io.stderr.write(`payments-sandbox: could not flush state on ${what}: ${(err as Error).message}\n`);
       process.exit(1);
     }
+    let drift = false;
+    try {
+      const written = writeUpstreamFiles(sandbox.deps, io.cwd);
+      if (written) {
+        if (written.summary) io.stderr.write(written.summary);
+        io.stderr.write(`payments-sandbox: wrote ${written.files.join(', ')}\n`);
+        drift = written.drift;
+      }
+    } catch (err) {
+      io.stderr.write(`payments-sandbox: could not write the ${sandbox.deps.upstream?.mode} files: ${(err as Error).message}\n`);
+      process.exit(1);
+    }
     const summary = shutdownSummary((performance.now() - startedAt) / 1000, sandbox.deps.stats.requests, sandbox.deps.config.dataFile);
     logger.info({ ...cause, requests: sandbox.deps.stats.requests }, summary);
     io.stderr.write(`${summary}\n`);
-    process.exit(0);
+    process.exit(drift && sandbox.deps.config.failOnDrift ? DRIFT_EXIT_CODE : 0);
   };
   process.on('SIGINT', (signal) => stop({ signal }));
   process.on('SIGTERM', (signal) => stop({ signal }));

@@ -18,6 +18,9 @@ export { MAX_BODY_CHARS, REDACTED, redactFields } from './redact.js';
 /** The namespace clock when the request arrived: its journal entry's timestamp. */
 const ARRIVED_AT = new CallSlot<string>('journal timestamp');
 
+/** The id of the call's journal entry, once kept (compare mode files its comparison under it). */
+export const JOURNAL_ENTRY_ID = new CallSlot<number>('journal entry id');
+
 /** What a scenario did beyond answering under its name (most requests: nothing, and no slot is used). */
 const SCENARIO_NOTE = new CallSlot<ScenarioNote>('journal scenario note');
 
@@ -99,6 +102,7 @@ function keep(call: Call, pending: PendingJournals, requestText: string, respons
     request_id: call.requestId,
     scenarioNote: call.scenario === null ? null : noteText(call),
   });
+  if (journal.capacity > 0) call.set(JOURNAL_ENTRY_ID, journal.lastId);
 }
 
 /** Longest merchant account id kept: an unknown one (refused, 403) may be any length; messages show 100 characters too. */

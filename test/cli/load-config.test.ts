@@ -107,6 +107,15 @@ describe('loadConfig defaults and sources', () => {
       '--allowed-host=.corp.example',
       '--allowed-origin',
       'http://LOCALHOST:5173/',
+      '--upstream',
+      'https://api.sandbox.example/v1',
+      '--compare',
+      '--compare-writes',
+      '--upstream-timeout-ms',
+      '2000',
+      '--report-dir',
+      'reports',
+      '--fail-on-drift',
     ]);
     expect(config).toEqual({
       host: 'localhost',
@@ -143,6 +152,13 @@ describe('loadConfig defaults and sources', () => {
       leaseMs: 900,
       allowedHosts: ['sandbox.example', '.corp.example'],
       allowedOrigins: ['http://localhost:5173'],
+      upstream: 'https://api.sandbox.example/v1',
+      compare: true,
+      record: false,
+      compareWrites: true,
+      upstreamTimeoutMs: 2000,
+      reportDir: '/work/app/reports',
+      failOnDrift: true,
     });
     expect(load(['--tls']).config.tls).toBe(true);
     expect(load(['--store', 'redis://redis.internal:6380']).config.store).toBe('redis://redis.internal:6380');
@@ -183,6 +199,10 @@ describe('loadConfig defaults and sources', () => {
       SANDBOX_LEASE_MS: '2000',
       SANDBOX_ALLOWED_HOST: 'env.example',
       SANDBOX_ALLOWED_ORIGIN: 'http://localhost:3000',
+      SANDBOX_UPSTREAM: 'http://127.0.0.1:9000',
+      SANDBOX_RECORD: '1',
+      SANDBOX_UPSTREAM_TIMEOUT_MS: '3000',
+      SANDBOX_REPORT_DIR: 'r',
     });
     expect(config).toEqual({
       host: '127.0.0.2',
@@ -219,6 +239,13 @@ describe('loadConfig defaults and sources', () => {
       leaseMs: 2000,
       allowedHosts: ['env.example'],
       allowedOrigins: ['http://localhost:3000'],
+      upstream: 'http://127.0.0.1:9000',
+      compare: false,
+      record: true,
+      compareWrites: false,
+      upstreamTimeoutMs: 3000,
+      reportDir: '/work/app/r',
+      failOnDrift: false,
     });
     expect(load([], { SANDBOX_HTTPS_PORT: '0' }).config.httpsPort).toBe(0);
   });
@@ -259,6 +286,13 @@ describe('loadConfig defaults and sources', () => {
       leaseMs: 3000,
       allowedHosts: ['file.example'],
       allowedOrigins: ['https://file.example'],
+      upstream: 'http://upstream.internal',
+      compare: true,
+      record: false,
+      compareWrites: false,
+      upstreamTimeoutMs: 4000,
+      reportDir: 'out',
+      failOnDrift: true,
     };
     const { config, configFile } = load([], {}, files({ '/work/app/sandbox.config.json': file }));
     expect(configFile).toBe('/work/app/sandbox.config.json');
@@ -269,6 +303,7 @@ describe('loadConfig defaults and sources', () => {
       tlsCert: '/work/app/tls/cert.pem',
       tlsKey: '/work/app/tls/key.pem',
       tlsDir: '/work/app/~ca',
+      reportDir: '/work/app/out',
     });
   });
 

@@ -18,6 +18,7 @@ const LAYERS: string[][] = [
   ['admin', 'docs'], //                   control surfaces
   ['webhooks'], //                        events from changes, signing, the delivery queue
   ['scenarios'], //                       test behaviour steered per request
+  ['upstream'], //                        the real service: record and compare (--upstream)
   ['resources'], //                       the API's handlers
   ['auth', 'journal', 'logging'], //      pipeline steps of any document
   ['http'], //                            pipeline, call, dispatch, answers

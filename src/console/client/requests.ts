@@ -157,6 +157,12 @@ export function startRequests(root: HTMLElement): () => void {
     notice.hidden = true;
     setLive('off', 'Connecting…');
     const q = query();
+    // A comparison comes after its request's answer: the upstream filter reads the list, and is not live.
+    if (q.has('upstream')) {
+      setLive('off', 'Not live: comparisons with the upstream come after each answer; change a filter to read again');
+      await list(q, own);
+      return;
+    }
     // Follow first, then read: what arrives in between is in both, and shown once. A stream that
     // breaks (or never connects) is tried again each second; once one is live after that, the list
     // is read again from the start (load()), since requests recorded while none was live would
@@ -181,6 +187,11 @@ export function startRequests(root: HTMLElement): () => void {
       void stream();
     });
     await ready;
+    await list(q, own);
+  }
+
+  /** The journal's newest entries that match, below those already shown. */
+  async function list(q: URLSearchParams, own: AbortController): Promise<void> {
     if (own.signal.aborted) return;
     const res = await fetch(`${listUrl}?${q}&view=summary&limit=200`, { headers: controlHeaders(), signal: own.signal }).catch(() => null);
     if (!res) return;

@@ -11,6 +11,7 @@ import { PageHeading } from '../layout.js';
 import { controlPath, controlRead, merchantAccountIds } from '../read.js';
 import type { ConsolePage, ConsoleView } from '../types.js';
 import { ApiButton, JsonBlock, Note, TableHead } from '../ui.js';
+import { UpstreamComparison } from './upstream-comparison.js';
 
 const STATUS_CLASSES: Array<[string, string]> = [
   ['', 'any status'],
@@ -35,8 +36,18 @@ function FilterSelect(props: { name: string; label: string; options: Array<[stri
   );
 }
 
+/** Compare mode's filter: the journal's `upstream` query. */
+const UPSTREAM_OUTCOMES: Array<[string, string]> = [
+  ['', 'any'],
+  ['differs', 'differs from upstream'],
+  ['same', 'same as upstream'],
+  ['upstream_failed', 'upstream failed'],
+  ['not_sent', 'write not sent'],
+];
+
 function Filters(props: { view: ConsoleView; namespaces: string[]; merchantAccounts: string[]; scenarios: string[] }) {
   const { view } = props;
+  const comparing = view.deps.control.deps.upstream?.mode === 'compare';
   const q = (name: string) => view.query.get(name) ?? '';
   const operations = [...view.deps.apiOperations].map((op) => op.id).sort();
   return (
@@ -67,6 +78,7 @@ function Filters(props: { view: ConsoleView; namespaces: string[]; merchantAccou
       />
       <FilterSelect name="status" label="Status" value={q('status')} options={STATUS_CLASSES} />
       <FilterSelect name="scenario" label="Scenario" value={q('scenario')} options={[['', 'any'], ...props.scenarios.map((s): [string, string] => [s, s])]} />
+      {comparing ? <FilterSelect name="upstream" label="Upstream" value={q('upstream')} options={UPSTREAM_OUTCOMES} /> : null}
       <div class="field">
         <label for="filter-path">Path contains</label>
         <input id="filter-path" name="path_contains" type="search" value={q('path_contains')} placeholder="/buyers" />
@@ -129,7 +141,13 @@ export const requestsPage: ConsolePage = {
       const id = Number(view.query.get('id'));
       const entry = ns?.existingPart(JOURNAL)?.entry(id, 'full') as JournalEntry | undefined;
       if (!entry) return <Note>{`Request ${id} of namespace ${name} is no longer in the journal.`}</Note>;
-      return <EntryDetail entry={entry} />;
+      const comparison = view.deps.control.deps.upstream?.comparisons.of(name, id);
+      return (
+        <>
+          {comparison ? <UpstreamComparison entry={entry} comparison={comparison} /> : null}
+          <EntryDetail entry={entry} />
+        </>
+      );
     },
   },
 };

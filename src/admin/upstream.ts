@@ -1,0 +1,51 @@
+// GET /_sandbox/upstream/report (compare mode) and GET /_sandbox/upstream/recording (record mode):
+// what --upstream found or saw, across namespaces, so served at the root only.
+import { ApiError } from '../errors/api-error.js';
+import type { JournalEntry } from '../journal/entry.js';
+import { toHar } from '../journal/har.js';
+import { JOURNAL } from '../journal/journal.js';
+import { compareReport, reportSummary } from '../upstream/report.js';
+import type { Upstream } from '../upstream/upstream.js';
+import { recordedDataFile } from './recording.js';
+import { onlyAtRoot } from './scope.js';
+import type { AdminContext, AdminDeps, AdminHandlerMap } from './types.js';
+
+export const upstreamHandlers: AdminHandlerMap = {
+  getCompareReport(ctx) {
+    onlyAtRoot(ctx, 'The compare report (every namespace)');
+    const report = compareReport(upstreamIn(ctx, 'compare', '--upstream URL --compare'));
+    const status = ctx.query.fail_on_drift && report.drift ? 409 : 200;
+    if (ctx.query.format === 'text') {
+      return { response: new Response(reportSummary(report), { status, headers: { 'content-type': 'text/plain; charset=utf-8' } }) };
+    }
+    return { status, body: report };
+  },
+
+  getRecording(ctx) {
+    onlyAtRoot(ctx, 'The recording (every namespace)');
+    upstreamIn(ctx, 'record', 'the record command (payments-sandbox record --upstream URL)');
+    return { body: ctx.query.format === 'data-file' ? recordingDataFile(ctx.deps).data : recordingHar(ctx.deps) };
+  },
+};
+
+function upstreamIn(ctx: AdminContext, mode: 'compare' | 'record', started: string): Upstream {
+  const upstream = ctx.deps.upstream;
+  if (!upstream || upstream.mode !== mode) throw ApiError.notFound(`This sandbox does not ${mode}: start it with ${started}.`);
+  return upstream;
+}
+
+/** Every namespace's journal as one HAR log: the exchanges with the upstream, redacted as the journal redacts. */
+export function recordingHar(deps: AdminDeps): unknown {
+  const entries = deps.namespaces
+    .list()
+    .flatMap((ns) => (ns.existingPart(JOURNAL)?.entries() ?? []) as JournalEntry[])
+    .sort((a, b) => b.timestamp.localeCompare(a.timestamp));
+  return toHar(entries, { name: 'payments-sandbox record', version: deps.version });
+}
+
+/** The data file of what was seen, and the records left out of it with why (a stop writes them beside it). */
+export function recordingDataFile(deps: AdminDeps): { data: unknown; left_out: unknown[] } {
+  const base = deps.namespaces.list().find((ns) => ns.name === 'default') ?? deps.namespaces.list()[0];
+  const { data, leftOut } = recordedDataFile(deps.adminSpec, base.store.data, deps.upstream?.seen.list() ?? []);
+  return { data, left_out: leftOut };
+}

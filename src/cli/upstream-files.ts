@@ -1,0 +1,45 @@
+// What a stop leaves behind with --upstream, in --report-dir (default: the current folder):
+// compare mode: compare-report.json and compare-report.txt (the summary, also printed on stderr);
+// record mode: recording.har (the journal's exchanges, redacted as the journal redacts) and
+// recording.data.json (a data file --data-file starts from), with recording.left-out.json when
+// some records seen could not go in it.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { recordingDataFile, recordingHar } from '../admin/upstream.js';
+import type { SandboxDeps } from '../sandbox.js';
+import { compareReport, reportSummary } from '../upstream/report.js';
+
+/** Exit code of a stop that found contract drift with --fail-on-drift. */
+export const DRIFT_EXIT_CODE = 3;
+
+export interface WrittenFiles {
+  files: string[];
+  /** The summary to print (compare mode). */
+  summary: string | null;
+  drift: boolean;
+}
+
+export function writeUpstreamFiles(deps: SandboxDeps, cwd: string): WrittenFiles | null {
+  const upstream = deps.upstream;
+  if (!upstream) return null;
+  const dir = resolve(cwd, deps.config.reportDir ?? '.');
+  mkdirSync(dir, { recursive: true });
+  const write = (name: string, content: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, content, { mode: 0o600 }); // a recording is the user's API traffic: theirs alone
+    return path;
+  };
+  if (upstream.mode === 'compare') {
+    const report = compareReport(upstream);
+    const summary = reportSummary(report);
+    const files = [write('compare-report.json', `${JSON.stringify(report, null, 2)}\n`), write('compare-report.txt', summary)];
+    return { files, summary, drift: report.drift };
+  }
+  const { data, left_out } = recordingDataFile(deps.admin.deps);
+  const files = [
+    write('recording.har', `${JSON.stringify(recordingHar(deps.admin.deps), null, 2)}\n`),
+    write('recording.data.json', `${JSON.stringify(data, null, 2)}\n`),
+  ];
+  if (left_out.length) files.push(write('recording.left-out.json', `${JSON.stringify(left_out, null, 2)}\n`));
+  return { files, summary: null, drift: false };
+}

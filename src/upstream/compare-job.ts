@@ -1,0 +1,65 @@
+// One comparison, start to end: the call sent to the upstream, its answer compared with the
+// sandbox's by the contract, the result as compare mode keeps it. Runs in the compare worker
+// (compare-worker.ts), off the thread that answers calls.
+import { MAX_BODY_CHARS, redactFields, redactHeaders, redactText } from '../journal/redact.js';
+import { redactTokensInHeader } from '../journal/tokens.js';
+import type { UpstreamClient, UpstreamRequest, UpstreamResult } from './client.js';
+import type { Comparison, UpstreamSide } from './comparisons.js';
+import type { ComparedAnswer, ContractComparer } from './contract.js';
+
+/** What the request thread hands over of a call once its answer is written. */
+export interface CompareJob {
+  base: Omit<Comparison, 'outcome' | 'differences' | 'upstream'>;
+  request: UpstreamRequest;
+  /** The sandbox's answer; its body as JSON text, or its UTF-8 bytes (a copy, handed over without another), null for none. */
+  sandbox: { status: number; headers: Record<string, string>; body: string | Uint8Array | null };
+}
+
+export const NO_BYTES = new Uint8Array(0);
+
+export async function runCompareJob(job: CompareJob, client: UpstreamClient, comparer: ContractComparer): Promise<Comparison> {
+  return compared(job, await client.send(job.request), comparer);
+}
+
+function compared({ base, sandbox }: CompareJob, result: UpstreamResult, comparer: ContractComparer): Comparison {
+  if (!result.ok) {
+    const side: UpstreamSide = {
+      status: null,
+      headers: {},
+      bodyBytes: NO_BYTES,
+      duration_ms: result.durationMs,
+      failure: `${result.failure}: ${result.message}`,
+    };
+    return { ...base, outcome: 'upstream_failed', differences: [], upstream: side };
+  }
+  // Kept as text, as the journal keeps answers (parsed and redacted when read); a private key never waits in memory.
+  const headers = redactHeaders(Object.fromEntries(Object.entries(result.headers).map(([name, value]) => [name, redactTokensInHeader(value)])));
+  const clipped = result.text.length > MAX_BODY_CHARS ? result.text.slice(0, MAX_BODY_CHARS) : result.text;
+  const bodyText = clipped.includes('"private_key"') ? redactText(clipped) : clipped;
+  const failure = result.status >= 500 ? `status ${result.status}` : null;
+  const side: UpstreamSide = { status: result.status, headers, bodyBytes: new Uint8Array(Buffer.from(bodyText)), duration_ms: result.durationMs, failure };
+  if (failure) return { ...base, outcome: 'upstream_failed', differences: [], upstream: side };
+  const text =
+    typeof sandbox.body === 'string' || sandbox.body === null
+      ? sandbox.body
+      : Buffer.from(sandbox.body.buffer, sandbox.body.byteOffset, sandbox.body.byteLength).toString('utf8');
+  const ours: ComparedAnswer = { status: sandbox.status, headers: sandbox.headers, body: text ? parseJson(text) : undefined };
+  const theirs: ComparedAnswer = { status: result.status, headers, body: result.text === '' ? undefined : parseJson(result.text) };
+  const operation = comparer.operation(base.operation_id);
+  // Only the values a difference quotes are kept of the parsed bodies: those lose their secrets now.
+  const differences = (operation ? comparer.compare(operation, ours, theirs) : []).map((d) => ({
+    ...d,
+    sandbox: redactFields(d.sandbox, true),
+    upstream: redactFields(d.upstream, true),
+  }));
+  return { ...base, outcome: differences.length ? 'differs' : 'same', differences, upstream: side };
+}
+
+/** JSON text as a value; text that is not JSON stays text (the comparison then finds a type difference). */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

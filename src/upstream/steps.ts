@@ -1,0 +1,103 @@
+// The two pipeline steps of --upstream (app.ts places them):
+// - record mode: the upstream answers the call (the caller's token and merchant account header
+//   passed through unchanged); the journal, an earlier step, records that answer as any other.
+// - compare mode (placed before the journal's step, so its `after` comes after the journal's): the
+//   sandbox answers as usual; once its answer is written, the same call goes to the upstream
+//   (writes only with --compare-writes) and the two answers are compared by the contract. Nothing
+//   on the sandbox's answer waits for the upstream, and no upstream failure reaches it.
+import type { Call } from '../http/call.js';
+import { sentBody, sentHeaders } from '../http/json-response.js';
+import type { Step } from '../http/pipeline.js';
+import { JOURNAL_ENTRY_ID } from '../journal/record-request.js';
+import { forwardedHeaders, type UpstreamRequest } from './client.js';
+import { type CompareJob, NO_BYTES, parseJson } from './compare-job.js';
+import type { UpstreamSide } from './comparisons.js';
+import type { Upstream } from './upstream.js';
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Response headers never passed back: the connection's own, set again by the sandbox's server. */
+const HOP_BY_HOP = /^(?:connection|keep-alive|transfer-encoding|content-length|upgrade|trailer|te|proxy-.*)$/;
+
+/** Record mode's step, after the operation is matched: the upstream answers. None in another mode. */
+export function answerFromUpstream(upstream: Upstream | null): Step[] {
+  if (upstream?.mode !== 'record') return [];
+  return [
+    {
+      name: 'answer from upstream',
+      requires: ['operation'],
+      async before(call) {
+        const result = await upstream.client.send(await upstreamRequest(call));
+        if (!result.ok) return upstreamFailure(result.failure, result.message);
+        if (result.status < 300) upstream.seen.collect(parseJson(result.text));
+        const headers = Object.fromEntries(Object.entries(result.headers).filter(([name]) => !HOP_BY_HOP.test(name)));
+        const noBody = result.status === 204 || result.status === 304 || call.method === 'HEAD';
+        return new Response(noBody ? null : result.text, { status: result.status, headers });
+      },
+    },
+  ];
+}
+
+/** Record mode's answer when the upstream gave none: 502 (unreachable) or 504 (timeout), in the reference's error shape. */
+function upstreamFailure(failure: string, message: string): Response {
+  const status = failure === 'timeout' ? 504 : 502;
+  const body = {
+    type: 'error',
+    code: status === 504 ? 'gateway_timeout' : 'bad_gateway',
+    status,
+    message: `the upstream did not answer: ${message}`,
+    details: [],
+  };
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+}
+
+/**
+ * Compare mode's step, placed before the journal's: its `after` runs once the journal has kept the
+ * call (the comparison is filed under that entry). None in another mode.
+ */
+export function compareWithUpstream(upstream: Upstream | null): Step[] {
+  if (upstream?.mode !== 'compare') return [];
+  return [
+    {
+      name: 'compare with upstream',
+      after(call) {
+        const operation = call.operation;
+        if (!operation) return;
+        // What the sandbox answered, taken now: the answer's buffer may be reused once written.
+        const sent = sentBody(call);
+        const body = sent === undefined ? null : typeof sent === 'string' ? sent : new Uint8Array(sent.bytes); // a copy of its own
+        const sandbox = { status: call.res.status, headers: { ...(sentHeaders(call) ?? Object.fromEntries(call.res.headers)) }, body };
+        // After the answer is written: the call goes to the compare worker, which asks the upstream and compares.
+        setImmediate(() => void handOver(upstream, call, operation.id, sandbox));
+      },
+    },
+  ];
+}
+
+async function handOver(upstream: Upstream, call: Call, operationId: string, sandbox: CompareJob['sandbox']): Promise<void> {
+  const base = {
+    namespace: call.namespaceName,
+    journal_id: call.get(JOURNAL_ENTRY_ID) ?? null,
+    request_id: call.requestId,
+    operation_id: operationId,
+    method: call.method,
+    path: call.path,
+    sandbox_status: sandbox.status,
+  };
+  if (!READS.has(call.method) && !upstream.options.compareWrites) {
+    const side: UpstreamSide = { status: null, headers: {}, bodyBytes: NO_BYTES, duration_ms: 0, failure: null };
+    upstream.comparisons.add({ ...base, outcome: 'not_sent', differences: [], upstream: side });
+    return;
+  }
+  upstream.compare({ base, request: await upstreamRequest(call), sandbox });
+}
+
+/** The call as the upstream gets it: same method, path (without /ns/{name}), query, headers and body. */
+async function upstreamRequest(call: Call): Promise<UpstreamRequest> {
+  const url = call.url;
+  const queryAt = url.indexOf('?');
+  const query = queryAt < 0 ? '' : url.slice(queryAt);
+  const withBody = !READS.has(call.method);
+  const body = withBody ? (call.bodyText ?? (await call.readBody().catch(() => ''))) : undefined;
+  return { method: call.method, pathAndQuery: call.path + query, headers: forwardedHeaders(call.allHeaders()), body: withBody ? body : undefined };
+}

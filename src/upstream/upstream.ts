@@ -1,0 +1,93 @@
+// The upstream of a sandbox started with --upstream: what compare mode found, what record mode saw,
+// and how each reaches the real service. Record mode's calls go from the request's own thread (the
+// upstream's answer is the answer); compare mode's from the compare worker, a thread of its own
+// (compare-worker.ts). Made once at boot (sandbox.ts).
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { packageRoot } from '../spec/load-spec.js';
+import { UpstreamClient } from './client.js';
+import type { CompareJob } from './compare-job.js';
+import { type Comparison, Comparisons } from './comparisons.js';
+import { SeenRecords } from './seen-records.js';
+
+/** `compare`: the sandbox answers, the upstream is asked too and the answers compared; `record`: the upstream answers, the sandbox records. */
+export type UpstreamMode = 'compare' | 'record';
+
+export interface UpstreamOptions {
+  url: string;
+  mode: UpstreamMode;
+  /** Compare mode: send writes (POST, PUT, PATCH, DELETE) to the upstream too; they change it. */
+  compareWrites: boolean;
+  timeoutMs: number;
+}
+
+/** The compare worker as bundled: the same file whether the sandbox runs from the bundle or from dist/src. */
+const WORKER_FILE = 'dist/bundle/upstream/compare-worker.js';
+
+export class Upstream {
+  /** Record mode's client (compare mode's is the worker's). */
+  readonly client: UpstreamClient;
+  readonly comparisons = new Comparisons();
+  readonly seen = new SeenRecords();
+  private worker: Worker | null = null;
+  /** Jobs of this turn of the event loop, posted together at its end: one message a turn, not one a call. */
+  private batch: CompareJob[] = [];
+  /** Jobs sent to the worker whose comparison has not come back. */
+  private pending = 0;
+  private idle: Array<() => void> = [];
+
+  constructor(readonly options: UpstreamOptions) {
+    this.client = new UpstreamClient(options.url, options.timeoutMs);
+  }
+
+  get mode(): UpstreamMode {
+    return this.options.mode;
+  }
+
+  /** Hands a call to the compare worker (started on the first); its comparison is filed when it comes back. */
+  compare(job: CompareJob): void {
+    this.pending++;
+    if (this.batch.push(job) === 1) setImmediate(() => this.post());
+  }
+
+  private post(): void {
+    const jobs = this.batch;
+    this.batch = [];
+    const moved = jobs.flatMap((job) => (job.sandbox.body instanceof Uint8Array ? [job.sandbox.body.buffer as ArrayBuffer] : []));
+    this.workerNow().postMessage(jobs, moved); // bytes moved, not copied
+  }
+
+  private workerNow(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(join(packageRoot(), WORKER_FILE), { workerData: { url: this.options.url, timeoutMs: this.options.timeoutMs } });
+    worker.unref(); // a stop does not wait for it: close() does, for the report
+    worker.on('message', (comparisons: Comparison[]) => {
+      for (const comparison of comparisons) this.comparisons.add(comparison);
+      this.pending -= comparisons.length;
+      if (this.pending === 0) for (const resolve of this.idle.splice(0)) resolve();
+    });
+    // A worker that fails (it never should) loses the comparisons it held, never the sandbox: the next call starts another.
+    worker.on('error', () => this.lost(worker));
+    worker.on('exit', () => this.lost(worker));
+    this.worker = worker;
+    return worker;
+  }
+
+  private lost(worker: Worker): void {
+    if (this.worker !== worker) return;
+    this.worker = null;
+    this.pending = this.batch.length;
+    if (this.pending === 0) for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  /** Every comparison handed over has been filed. */
+  settled(): Promise<void> {
+    return this.pending === 0 ? Promise.resolve() : new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    await this.settled();
+    await this.worker?.terminate();
+    await this.client.close();
+  }
+}

@@ -1,0 +1,90 @@
+// The contract comparison on its own, with openapi.json as served: the kinds of difference the
+// drift test through the command does not provoke (type, format, a nested record's kind), and what
+// must not count as drift (other records, other values, nulls the schema allows).
+import { describe, expect, it } from 'vitest';
+import { loadSpec } from '../../src/spec/load-spec.js';
+import { indexSpec } from '../../src/spec/operations.js';
+import { ContractComparer } from '../../src/upstream/contract.js';
+
+const spec = indexSpec(loadSpec(), 'openapi.json', [], { lazy: true });
+const comparer = new ContractComparer(spec);
+const listGiftCards = spec.byId.get('listGiftCards');
+if (!listGiftCards) throw new Error('openapi.json has no listGiftCards');
+
+const card = (changes: Record<string, unknown> = {}) => ({
+  type: 'gift-card',
+  id: '8f1c3b8e-0000-4000-8000-000000000001',
+  merchant_account_id: 'default',
+  gift_card_service: {
+    type: 'gift-card-service',
+    id: 'f0000000-0000-4000-8000-000000000001',
+    gift_card_service_definition_id: 'givex-gift-card',
+    display_name: 'Givex',
+  },
+  bin: '61278454',
+  sub_bin: '7676',
+  last4: '9806',
+  created_at: '2026-10-01T10:00:00.000Z',
+  updated_at: '2026-10-02T10:00:00.000Z',
+  usage_count: 3,
+  cit_usage_count: 1,
+  expiration_date: '2030-06-12T22:17:15.044Z',
+  buyer: {
+    type: 'buyer',
+    id: '47ac614e-37e0-49f3-a8e2-8ca737575dc5',
+    reconciliation_id: '2AbCdEfGhIjKlMnOpQrStU',
+    merchant_account_id: 'default',
+    created_at: '2026-09-01T10:00:00.000Z',
+    updated_at: '2026-09-01T10:00:00.000Z',
+    display_name: 'Jane',
+    external_identifier: null,
+    account_number: null,
+    billing_details: null,
+  },
+  last_used_at: '2026-10-03T10:00:00.000Z',
+  cit_last_used_at: '2026-10-03T10:00:00.000Z',
+  ...changes,
+});
+const page = (...items: unknown[]) => ({ status: 200, headers: {}, body: { items, limit: 20, next_cursor: null, previous_cursor: null } });
+
+describe('contract comparison', () => {
+  it('finds nothing between two answers of other records and values', () => {
+    const other = card({ id: '8f1c3b8e-0000-4000-8000-000000000002', bin: '11112222', usage_count: 0, last4: '0001' });
+    expect(comparer.compare(listGiftCards, page(card()), page(other, card()))).toEqual([]);
+  });
+
+  it('finds a value of another type, and a string not of its declared format', () => {
+    const differences = comparer.compare(listGiftCards, page(card()), page(card({ usage_count: '3', created_at: 'yesterday' })));
+    expect(differences).toEqual([
+      { kind: 'format', at: 'items[].created_at', sandbox: '2026-10-01T10:00:00.000Z', upstream: 'yesterday', message: 'not a date-time as declared' },
+      { kind: 'type', at: 'items[].usage_count', sandbox: 'integer', upstream: 'string', message: 'declared integer, the upstream sent string' },
+    ]);
+  });
+
+  it('finds a wrong type constant, and a nested record of another type', () => {
+    const differences = comparer.compare(listGiftCards, page(card()), page(card({ type: 'giftcard', buyer: 42 })));
+    expect(differences.map((d) => `${d.kind} ${d.at}`)).toEqual(['enum_value items[].type', 'type items[].buyer']);
+  });
+
+  it('finds a field missing from a nested record, and a nested field that allows null holding another type', () => {
+    const { buyer } = card() as { buyer: Record<string, unknown> };
+    const { reconciliation_id: _gone, ...withoutId } = buyer;
+    const differences = comparer.compare(listGiftCards, page(card()), page(card({ buyer: { ...withoutId, display_name: 7 } })));
+    expect(differences).toEqual([
+      {
+        kind: 'missing_field',
+        at: 'items[].buyer.reconciliation_id',
+        sandbox: '2AbCdEfGhIjKlMnOpQrStU',
+        upstream: null,
+        message: "the declared field items[].buyer.reconciliation_id is missing from the upstream's answer",
+      },
+      { kind: 'type', at: 'items[].buyer.display_name', sandbox: 'string', upstream: 'integer', message: 'declared string or null, the upstream sent integer' },
+    ]);
+  });
+
+  it('compares only statuses when they differ', () => {
+    expect(comparer.compare(listGiftCards, page(card()), { status: 404, headers: {}, body: { type: 'error' } })).toEqual([
+      { kind: 'status', at: 'status', sandbox: 200, upstream: 404, message: 'the sandbox answered 200, the upstream 404' },
+    ]);
+  });
+});
