@@ -10,7 +10,7 @@ import { docsRoutes } from './docs/routes.js';
 import { hostedRoutes } from './hosted/routes.js';
 import { limitBodySize } from './http/body-limit.js';
 import { callOf, type SandboxEnv } from './http/call.js';
-import { corsForBrowsers } from './http/cors.js';
+import { corsForApi, corsForBrowsers, corsRuleOf } from './http/cors.js';
 import { dispatch } from './http/dispatch.js';
 import { handleError } from './http/error-handler.js';
 import { OperationContext } from './http/handler.js';
@@ -44,7 +44,8 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
     logRequests(deps.logger, deps.stats), //                    a line per 4xx/5xx (info) or request (debug), with its id
     checkHost(hostRuleOf(config)), //                           403 for a Host not served (DNS rebinding), every route
   ];
-  const everyRequest = [...firstSteps, corsForBrowsers(exposeHeaders), limitBodySize(config.bodyLimitBytes)]; // browser SDKs (Embed) call the API too; 413 before a large body is buffered
+  // Browser SDKs (Embed) call the API too, from pages the developer runs (loopback, --cors-origin): 403 for other pages; 413 before a large body is buffered.
+  const everyRequest = [...firstSteps, corsForApi(corsRuleOf(config), exposeHeaders), limitBodySize(config.bodyLimitBytes)];
   // The control API and the console: 403 for a page of another origin (before anything acts), CORS only for --allowed-origin.
   const { allowedOrigins } = config;
   const ownOrigin = (navigations: boolean) => [
@@ -60,7 +61,8 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   const [admit, admitControl] = [admitNamespace(host), admitNamespace(host, servedByAnyNode)];
 
   // Documents and their pages: no operation document describes them, so plain Hono routes.
-  app.route('/', docsRoutes(everyRequest.map(asMiddleware))); // /docs, /openapi.json, /openapi.admin.json: no auth, not journaled
+  const documentSteps = [...firstSteps, corsForBrowsers(exposeHeaders, '*'), limitBodySize(config.bodyLimitBytes)];
+  app.route('/', docsRoutes(documentSteps.map(asMiddleware))); // /docs, /openapi.json, /openapi.admin.json: no auth, not journaled
 
   // The console's pages (HTML, plain Hono routes like /docs): its content behind the admin token, read through the control API's handlers.
   // Its shells and files hold no data: only its parts, past the admin token, need the namespace's owner (they never create it).
