@@ -13,6 +13,7 @@ import { callOf, type SandboxEnv } from './http/call.js';
 import { corsForApi, corsForBrowsers, corsRuleOf } from './http/cors.js';
 import { dispatch } from './http/dispatch.js';
 import { handleError } from './http/error-handler.js';
+import { refuseFraming } from './http/frame-guard.js';
 import { OperationContext } from './http/handler.js';
 import { checkHost, hostRuleOf } from './http/host-check.js';
 import { matchOperation } from './http/match-operation.js';
@@ -61,18 +62,27 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   const [admit, admitControl] = [admitNamespace(host), admitNamespace(host, servedByAnyNode)];
 
   // Documents and their pages: no operation document describes them, so plain Hono routes.
-  const documentSteps = [...firstSteps, corsForBrowsers(exposeHeaders, '*'), limitBodySize(config.bodyLimitBytes)];
+  const noFraming = refuseFraming(); //                       HTML pages: CSP frame-ancestors and X-Frame-Options (no clickjacking)
+  const documentSteps = [...firstSteps, noFraming, corsForBrowsers(exposeHeaders, '*'), limitBodySize(config.bodyLimitBytes)];
   app.route('/', docsRoutes(documentSteps.map(asMiddleware))); // /docs, /openapi.json, /openapi.admin.json: no auth, not journaled
 
   // The console's pages (HTML, plain Hono routes like /docs): its content behind the admin token, read through the control API's handlers.
   // Its shells and files hold no data: only its parts, past the admin token, need the namespace's owner (they never create it).
   const consoleDeps = { control: { handlers: deps.admin.handlers, deps: deps.admin.deps }, apiOperations: deps.api.spec.operations, version: deps.version };
   const consoleParts = [requireAdminToken(config.adminToken), own].map(asMiddleware);
-  app.route('/', consoleRoutes(consoleDeps, [...firstSteps, ...ownOrigin(true), namespace].map(asMiddleware), every(...consoleParts)));
+  app.route('/', consoleRoutes(consoleDeps, [...firstSteps, noFraming, ...ownOrigin(true), namespace].map(asMiddleware), every(...consoleParts)));
 
   // The hosted pages a buyer's browser opens (approval_url, default_completion_url): no admin token, journaled like API
   // calls. The app under test sends the buyer there (a navigation from its origin); the page's own form posts back.
-  const hostedSteps = [...firstSteps, ...ownOrigin(true), limitBodySize(config.bodyLimitBytes), namespace, own, recordInJournal(deps.pendingJournals)];
+  const hostedSteps = [
+    ...firstSteps,
+    noFraming,
+    ...ownOrigin(true),
+    limitBodySize(config.bodyLimitBytes),
+    namespace,
+    own,
+    recordInJournal(deps.pendingJournals),
+  ];
   app.route('/', hostedRoutes(hostedSteps.map(asMiddleware)));
 
   // The control API (openapi.admin.json): the same pipeline, behind the admin token, not journaled.
