@@ -23,6 +23,7 @@ import { asMiddleware, pipeline } from './http/pipeline.js';
 import { requestId } from './http/request-id.js';
 import { errorContract } from './http/response-check.js';
 import { validate } from './http/validate.js';
+import { refuseOwnDeliveries } from './http/webhook-loop.js';
 import { recordInJournal } from './journal/record-request.js';
 import { logRequests } from './logging/request-log.js';
 import type { SandboxDeps } from './sandbox.js';
@@ -44,6 +45,7 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
     requestId(deps.node), //                                   x-request-id in and out, x-sandbox-node out
     logRequests(deps.logger, deps.stats), //                    a line per 4xx/5xx (info) or request (debug), with its id
     checkHost(hostRuleOf(config)), //                           403 for a Host not served (DNS rebinding), every route
+    refuseOwnDeliveries(), //                                   403 for a webhook delivery of a sandbox (a loop through a proxy), every route
   ];
   // Browser SDKs (Embed) call the API too, from pages the developer runs (loopback, --cors-origin): 403 for other pages; 413 before a large body is buffered.
   const everyRequest = [...firstSteps, corsForApi(corsRuleOf(config), exposeHeaders), limitBodySize(config.bodyLimitBytes)];
