@@ -7,7 +7,7 @@
 // attempted, the retries stop at the refused attempt (the next one waits the 1 min backoff), and
 // every attempt the nodes refused is in the deliveries list.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HaProxy, type RedisServer, type SandboxNode, startNode, startProxy, startRedis, waitFor } from './support.js';
+import { type HaProxy, type RedisServer, type SandboxNode, startNode, startProxy, startRedis, stopCluster, waitFor } from './support.js';
 
 let redis: RedisServer;
 let nodes: SandboxNode[] = [];
@@ -19,11 +19,7 @@ beforeAll(async () => {
   proxy = await startProxy(nodes);
 }, 60_000);
 
-afterAll(async () => {
-  await proxy?.stop();
-  await Promise.all(nodes.map((n) => n.stop()));
-  await redis?.stop();
-}, 60_000);
+afterAll(() => stopCluster(proxy, nodes, redis), 60_000);
 
 /** Requests of every node by operation and status, from their metrics. */
 async function requestsOf(operation: string, status: number): Promise<number> {
