@@ -25,6 +25,7 @@ import { errorContract } from './http/response-check.js';
 import { validate } from './http/validate.js';
 import { refuseOwnDeliveries } from './http/webhook-loop.js';
 import { recordInJournal } from './journal/record-request.js';
+import { redactTokensInText } from './journal/tokens.js';
 import { logRequests } from './logging/request-log.js';
 import type { SandboxDeps } from './sandbox.js';
 import { checkScenarioHeaders } from './scenarios/check-headers.js';
@@ -43,7 +44,7 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   const exposeHeaders = ['x-request-id', 'retry-after', 'x-sandbox-scenario', 'x-sandbox-node'];
   const firstSteps = [
     requestId(deps.node), //                                   x-request-id in and out, x-sandbox-node out
-    logRequests(deps.logger, deps.stats), //                    a line per 4xx/5xx (info) or request (debug), with its id
+    logRequests(deps.logger, deps.stats, redactTokensInText), // a line per 4xx/5xx (info) or request (debug), with its id, no token
     checkHost(hostRuleOf(config)), //                           403 for a Host not served (DNS rebinding), every route
     refuseOwnDeliveries(), //                                   403 for a webhook delivery of a sandbox (a loop through a proxy), every route
   ];
