@@ -10,9 +10,10 @@ import { docsRoutes } from './docs/routes.js';
 import { hostedRoutes } from './hosted/routes.js';
 import { limitBodySize } from './http/body-limit.js';
 import { callOf, type SandboxEnv } from './http/call.js';
-import { corsForBrowsers } from './http/cors.js';
+import { corsForApi, corsForBrowsers, corsRuleOf } from './http/cors.js';
 import { dispatch } from './http/dispatch.js';
 import { handleError } from './http/error-handler.js';
+import { refuseFraming } from './http/frame-guard.js';
 import { OperationContext } from './http/handler.js';
 import { checkHost, hostRuleOf } from './http/host-check.js';
 import { matchOperation } from './http/match-operation.js';
@@ -22,7 +23,9 @@ import { asMiddleware, pipeline } from './http/pipeline.js';
 import { requestId } from './http/request-id.js';
 import { errorContract } from './http/response-check.js';
 import { validate } from './http/validate.js';
+import { refuseOwnDeliveries } from './http/webhook-loop.js';
 import { recordInJournal } from './journal/record-request.js';
+import { redactTokensInText } from './journal/tokens.js';
 import { logRequests } from './logging/request-log.js';
 import type { SandboxDeps } from './sandbox.js';
 import { checkScenarioHeaders } from './scenarios/check-headers.js';
@@ -41,10 +44,12 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   const exposeHeaders = ['x-request-id', 'retry-after', 'x-sandbox-scenario', 'x-sandbox-node'];
   const firstSteps = [
     requestId(deps.node), //                                   x-request-id in and out, x-sandbox-node out
-    logRequests(deps.logger, deps.stats), //                    a line per 4xx/5xx (info) or request (debug), with its id
+    logRequests(deps.logger, deps.stats, redactTokensInText), // a line per 4xx/5xx (info) or request (debug), with its id, no token
     checkHost(hostRuleOf(config)), //                           403 for a Host not served (DNS rebinding), every route
+    refuseOwnDeliveries(), //                                   403 for a webhook delivery of a sandbox (a loop through a proxy), every route
   ];
-  const everyRequest = [...firstSteps, corsForBrowsers(exposeHeaders), limitBodySize(config.bodyLimitBytes)]; // browser SDKs (Embed) call the API too; 413 before a large body is buffered
+  // Browser SDKs (Embed) call the API too, from pages the developer runs (loopback, --cors-origin): 403 for other pages; 413 before a large body is buffered.
+  const everyRequest = [...firstSteps, corsForApi(corsRuleOf(config), exposeHeaders), limitBodySize(config.bodyLimitBytes)];
   // The control API and the console: 403 for a page of another origin (before anything acts), CORS only for --allowed-origin.
   const { allowedOrigins } = config;
   const ownOrigin = (navigations: boolean) => [
@@ -60,17 +65,27 @@ export function createApp(deps: SandboxDeps): Hono<SandboxEnv> {
   const [admit, admitControl] = [admitNamespace(host), admitNamespace(host, servedByAnyNode)];
 
   // Documents and their pages: no operation document describes them, so plain Hono routes.
-  app.route('/', docsRoutes(everyRequest.map(asMiddleware))); // /docs, /openapi.json, /openapi.admin.json: no auth, not journaled
+  const noFraming = refuseFraming(); //                       HTML pages: CSP frame-ancestors and X-Frame-Options (no clickjacking)
+  const documentSteps = [...firstSteps, noFraming, corsForBrowsers(exposeHeaders, '*'), limitBodySize(config.bodyLimitBytes)];
+  app.route('/', docsRoutes(documentSteps.map(asMiddleware))); // /docs, /openapi.json, /openapi.admin.json: no auth, not journaled
 
   // The console's pages (HTML, plain Hono routes like /docs): its content behind the admin token, read through the control API's handlers.
   // Its shells and files hold no data: only its parts, past the admin token, need the namespace's owner (they never create it).
   const consoleDeps = { control: { handlers: deps.admin.handlers, deps: deps.admin.deps }, apiOperations: deps.api.spec.operations, version: deps.version };
   const consoleParts = [requireAdminToken(config.adminToken), own].map(asMiddleware);
-  app.route('/', consoleRoutes(consoleDeps, [...firstSteps, ...ownOrigin(true), namespace].map(asMiddleware), every(...consoleParts)));
+  app.route('/', consoleRoutes(consoleDeps, [...firstSteps, noFraming, ...ownOrigin(true), namespace].map(asMiddleware), every(...consoleParts)));
 
   // The hosted pages a buyer's browser opens (approval_url, default_completion_url): no admin token, journaled like API
   // calls. The app under test sends the buyer there (a navigation from its origin); the page's own form posts back.
-  const hostedSteps = [...firstSteps, ...ownOrigin(true), limitBodySize(config.bodyLimitBytes), namespace, own, recordInJournal(deps.pendingJournals)];
+  const hostedSteps = [
+    ...firstSteps,
+    noFraming,
+    ...ownOrigin(true),
+    limitBodySize(config.bodyLimitBytes),
+    namespace,
+    own,
+    recordInJournal(deps.pendingJournals),
+  ];
   app.route('/', hostedRoutes(hostedSteps.map(asMiddleware)));
 
   // The control API (openapi.admin.json): the same pipeline, behind the admin token, not journaled.

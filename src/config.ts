@@ -107,6 +107,11 @@ export interface SandboxConfig {
   reportDir: string | null;
   /** Compare mode: a stop exits with code 3 when the report found a contract difference (for CI). */
   failOnDrift: boolean;
+  /**
+   * Origins besides loopback ones, the sandbox's own and `allowedOrigins` whose pages the API grants
+   * CORS (http/cors.ts); `*` grants every origin.
+   */
+  corsOrigins: string[];
 }
 
 export const DEFAULT_SEED = 4010;
@@ -157,6 +162,7 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     upstreamTimeoutMs: 10_000,
     reportDir: null,
     failOnDrift: false,
+    corsOrigins: [],
     // An option given as undefined keeps its default.
     ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
   };

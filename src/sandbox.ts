@@ -107,6 +107,10 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const config = defaultConfig(overrides);
   assertSafeExposure(config); //                              no open control API off loopback
   const logger = options.logger ?? createLogger(config); //   secrets censored, format from config
+  if (config.corsOrigins.includes('*')) {
+    // Also for a sandbox started from code, which prints no banner.
+    logger.warn({ event: 'cors-any-origin' }, '--cors-origin *: every web page the browser opens may call the API');
+  }
   const api = serveSpec(indexSpec(loadSpec(), 'openapi.json', [], { lazy: true }), apiHandlers(`payments-sandbox-cursor-${config.seed}`), 'openapi.json');
   const adminDoc = loadSpec(join(packageRoot(), 'openapi.admin.json'));
   const adminServed = serveSpec(indexSpec(adminDoc, 'openapi.admin.json', [api.spec], { lazy: true }), adminHandlers, 'openapi.admin.json', 'The control API');

@@ -35,7 +35,7 @@ describe('request flow', () => {
   it('answers browsers with CORS headers, and a preflight with 204', async () => {
     const res = await sb.http.get('/card-scheme-definitions').set('authorization', sb.auth).set('origin', 'http://localhost:5173');
     expect(res.status).toBe(200);
-    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.headers['access-control-allow-origin']).toBe('http://localhost:5173');
     expect(res.headers['access-control-expose-headers']).toBe('x-request-id,retry-after,x-sandbox-scenario,x-sandbox-node');
     const preflight = await sb.http
       .options('/buyers/b0000000-0000-4000-8000-000000000001')
@@ -43,7 +43,7 @@ describe('request flow', () => {
       .set('access-control-request-method', 'PUT')
       .set('access-control-request-headers', 'authorization,content-type');
     expect(preflight.status).toBe(204);
-    expect(preflight.headers['access-control-allow-origin']).toBe('*');
+    expect(preflight.headers['access-control-allow-origin']).toBe('http://localhost:5173');
     expect(preflight.headers['access-control-allow-methods']).toContain('PUT');
     expect(preflight.headers['access-control-allow-headers']).toBe('authorization,content-type');
   });

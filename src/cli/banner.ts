@@ -106,6 +106,11 @@ export function bannerWarnings(info: BannerInfo): string[] {
         : `listening on ${config.host} with --control-api open: whoever reaches this port can read and reset every namespace; publish it on 127.0.0.1 only, or set --admin-token`,
     );
   }
+  if (config.corsOrigins.includes('*')) {
+    warnings.push(
+      '--cors-origin *: every web page the browser opens may call the API (a page can sign its own token with the published keys); name your origins instead',
+    );
+  }
   if (config.watch && info.watching.length === 0) warnings.push('--watch has nothing to watch: set --fixtures-dir or --scenarios-dir');
   return warnings;
 }

@@ -154,6 +154,7 @@ function parseText(option: OptionSpec, text: string, source: string, baseDir: st
     case 'header-names':
     case 'host-names':
     case 'origins':
+    case 'cors-origins':
     case 'webhook-targets':
       return LISTS[kind.type].parse(option, text.split(','), source);
   }
@@ -185,6 +186,7 @@ function parseJson(option: OptionSpec, value: unknown, source: string, baseDir: 
     case 'header-names':
     case 'host-names':
     case 'origins':
+    case 'cors-origins':
     case 'webhook-targets': {
       const list = LISTS[kind.type];
       if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw bad(option, source, `an array of ${list.what}`, value);
@@ -196,10 +198,11 @@ function parseJson(option: OptionSpec, value: unknown, source: string, baseDir: 
 type ListReader = (option: OptionSpec, items: readonly string[], source: string) => string[];
 
 /** The list options' entries: what the config file's array holds, and how each list is read. */
-const LISTS: Record<'header-names' | 'host-names' | 'origins' | 'webhook-targets', { what: string; parse: ListReader }> = {
+const LISTS: Record<'header-names' | 'host-names' | 'origins' | 'cors-origins' | 'webhook-targets', { what: string; parse: ListReader }> = {
   'header-names': { what: 'header names', parse: parseHeaderNames },
   'host-names': { what: 'host names', parse: parseHostNames },
   origins: { what: 'origins', parse: parseOrigins },
+  'cors-origins': { what: 'origins or *', parse: parseCorsOrigins },
   'webhook-targets': { what: 'hosts, addresses or CIDR ranges', parse: parseWebhookTargets },
 };
 
@@ -230,6 +233,14 @@ function parseOrigins(option: OptionSpec, items: readonly string[], source: stri
     origins.add(url.origin);
   }
   return [...origins];
+}
+
+/** Origins as parseOrigins reads them, or `*` alone among them (every origin). */
+function parseCorsOrigins(option: OptionSpec, items: readonly string[], source: string): string[] {
+  const any = items.some((item) => item.trim() === '*');
+  if (!any) return parseOrigins(option, items, source);
+  if (items.length > 1) throw bad(option, source, '* alone (every origin) or origins such as http://localhost:5173', items.join(','));
+  return ['*'];
 }
 
 /** An HTTP header name (RFC 9110 token). */

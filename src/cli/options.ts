@@ -16,11 +16,13 @@ export type OptionKind =
   /** Host names (--allowed-host) and origins (--allowed-origin): repeatable like header-names. */
   | { type: 'host-names' }
   | { type: 'origins' }
+  /** --cors-origin: origins as above, or `*` (every origin). */
+  | { type: 'cors-origins' }
   /** Webhook targets (hosts, addresses, CIDR ranges): repeatable like header names. */
   | { type: 'webhook-targets' };
 
 /** Kinds given again on the command line add to the list. */
-export const LIST_KINDS: ReadonlySet<OptionKind['type']> = new Set(['header-names', 'host-names', 'origins', 'webhook-targets']);
+export const LIST_KINDS: ReadonlySet<OptionKind['type']> = new Set(['header-names', 'host-names', 'origins', 'cors-origins', 'webhook-targets']);
 
 export interface OptionSpec {
   key: keyof SandboxConfig;
@@ -356,6 +358,14 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     kind: { type: 'origins' },
     arg: 'ORIGIN',
     help: "a web origin (scheme://host[:port]) whose pages may call the control API and the console besides the sandbox's own, repeatable (env: comma-separated)",
+  },
+  {
+    key: 'corsOrigins',
+    flag: 'cors-origin',
+    env: ['SANDBOX_CORS_ORIGIN'],
+    kind: { type: 'cors-origins' },
+    arg: 'ORIGIN',
+    help: "a web origin whose pages the API grants CORS besides loopback origins and the sandbox's own, repeatable (env: comma-separated); *: every origin (a warning)",
   },
 ];
 

@@ -27,6 +27,7 @@ const HEADERS = {
   'cache-control': 'no-store',
   // An approval page inside another site's frame could be clicked through without the buyer knowing.
   'content-security-policy': "frame-ancestors 'none'; form-action 'self' http: https:",
+  'x-frame-options': 'DENY',
   // The token's page address reaches no other site; same-origin (not no-referrer, under which a browser sends
   // `Origin: null` with the page's own form, which the own-origin step refuses) keeps it for the page's posts.
   'referrer-policy': 'same-origin',

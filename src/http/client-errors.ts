@@ -189,10 +189,21 @@ export function sandboxRequestListener(fetch: FetchCallback, hostname: string, l
     },
   });
   return function answerRequest(incoming, outgoing) {
+    const host = incoming.headers.host;
+    if (host !== undefined && host.charCodeAt(0) === 91) incoming.headers.host = bracketedHost(host); // '[': an IPv6 literal
     const refusal = refusalOf(incoming);
     if (refusal) return answerResponse(outgoing, refusal, logger);
     return listener(incoming, outgoing);
   };
+}
+
+/**
+ * An IPv6 literal Host as the URL parser writes it (`[::ffff:127.0.0.1]` is `[::ffff:7f00:1]`):
+ * @hono/node-server refuses a Host the parser rewrites, though it is a valid address. Unchanged when
+ * it does not parse (the 400 then says so).
+ */
+function bracketedHost(host: string): string {
+  return URL.canParse(`http://${host}`) ? new URL(`http://${host}`).host : host;
 }
 
 /** Why a request is refused before the app, or null (most requests: two comparisons, two scans of the target, one of the header names). */

@@ -9,7 +9,7 @@ import { isIPv4 } from 'node:net';
 import type { SandboxConfig } from '../config.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Call } from './call.js';
-import { isHttp2 } from './node-bindings.js';
+import { absoluteFormTarget, isHttp2 } from './node-bindings.js';
 import type { Step } from './pipeline.js';
 
 /** Distinct accepted Host values remembered (a sandbox sees a handful); past it the memory starts over. */
@@ -59,10 +59,17 @@ export function isServedHost(rule: HostRule, host: string): boolean {
   return name === null || rule.names.has(name) || rule.suffixes.some((suffix) => name.endsWith(suffix));
 }
 
-/** The Host the request names: the header, or HTTP/2's :authority; undefined for HTTP/1.0 without one (or in process, app.request()). */
+/**
+ * The authority the request names, which the app serves it under (@hono/node-server builds its URL
+ * from it): an absolute-form target's (RFC 9112 3.2.2: it wins over Host), HTTP/2's :authority
+ * (Host only without one), else the Host header; undefined for HTTP/1.0 without one (or in process,
+ * app.request()).
+ */
 export function requestHost(call: Call): string | undefined {
+  if (absoluteFormTarget(call.context)) return new URL(call.url).host; // rare: a proxy's form, sent to the sandbox directly
   // Only a Node HTTP/2 request has pseudo-headers: the Fetch API's Headers refuses the name.
-  return call.header('host') ?? (isHttp2(call.context) ? call.header(':authority') : undefined);
+  if (isHttp2(call.context)) return call.header(':authority') ?? call.header('host');
+  return call.header('host');
 }
 
 /** 403 for a Host the rule does not serve, on every route. */

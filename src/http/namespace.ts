@@ -12,6 +12,7 @@ import type { NamespaceHost } from '../namespace/host.js';
 import type { Namespace } from '../namespace/namespace.js';
 import { DEFAULT_NAMESPACE, NAMESPACE_NAME, NamespaceRegistry } from '../namespace/registry.js';
 import type { Call } from './call.js';
+import { fromPageOfAnotherOrigin } from './origin-check.js';
 import type { Step } from './pipeline.js';
 
 export const NAMESPACE_HEADER = 'x-sandbox-namespace';
@@ -157,11 +158,31 @@ export function admitNamespace(host: NamespaceHost, anyNode: (call: Call) => boo
         call.ns = registry.throwaway(call.namespaceName);
         return;
       }
+      // A page the browser opened (one granted CORS too) could make namespaces until the cap refuses CI jobs theirs.
+      if (fromPageOfAnotherOrigin(call)) throw notMadeForPages(call);
       const admitted = host.admit(call.namespaceName);
       if (admitted instanceof Promise) return admitted.then((ns) => enter(call, ns));
       enter(call, admitted);
     },
   };
+}
+
+function notMadeForPages(call: Call): ApiError {
+  const name = call.namespaceName.slice(0, 80);
+  const from = call.header('origin')?.slice(0, 100) ?? `another site (Sec-Fetch-Site: ${call.header('sec-fetch-site')})`;
+  return ApiError.ofStatus(
+    403,
+    `Namespace '${name}' does not exist, and a web page of another origin (${from}) may not create one: namespaces are made by code (a call without an Origin header), so that pages cannot use up the --namespace-cap CI jobs rely on. Create it from your test's setup (any authenticated API call, or POST /ns/${name}/_sandbox/reset), then use it from the page.`,
+    [
+      {
+        location: 'header',
+        pointer: '/origin',
+        type: 'origin_not_allowed',
+        message: 'A page of another origin may use an existing namespace but not create one.',
+      },
+    ],
+    { outsideContract: true },
+  );
 }
 
 /** The call is in namespace `ns` now (counted in flight until it ends: selectNamespace's after). */

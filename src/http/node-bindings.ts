@@ -13,6 +13,8 @@ interface NodeBindings {
     headers?: IncomingHeaders;
     socket?: { destroy(): void };
     httpVersionMajor?: number;
+    /** The request target as sent: origin form (/path), or absolute form (http://host/path). */
+    url?: string;
     complete?: boolean;
     readableAborted?: boolean;
     aborted?: boolean;
@@ -55,6 +57,12 @@ export function destroySocket(c: Context): boolean {
 }
 
 /** Whether the request came over HTTP/2. */
+/** Whether the request target was sent in absolute form (`POST http://host/path HTTP/1.1`): its authority, not Host, names the site. */
+export function absoluteFormTarget(c: Context): boolean {
+  const target = bindings(c)?.incoming?.url;
+  return target !== undefined && target.charCodeAt(0) !== 47; // '/': the origin form of nearly every request
+}
+
 export function isHttp2(c: Context): boolean {
   return bindings(c)?.incoming?.httpVersionMajor === 2;
 }

@@ -43,7 +43,7 @@ export function ownOriginOnly(rule: OriginRule): Step {
 }
 
 /** scheme://host[:port] of the request itself, as a browser writes its Origin. */
-function ownOrigin(call: Call): string | undefined {
+export function ownOrigin(call: Call): string | undefined {
   const host = requestHost(call);
   if (host === undefined) return undefined;
   // Behind a proxy that ends TLS the page's scheme is the proxy's. A page of another origin cannot
@@ -52,6 +52,17 @@ function ownOrigin(call: Call): string | undefined {
   const forwarded = call.header('x-forwarded-proto');
   const scheme = forwarded ? forwarded.split(',')[0].trim().toLowerCase() : call.url.startsWith('https:') ? 'https' : 'http';
   return `${scheme}://${host.toLowerCase()}`;
+}
+
+/**
+ * Whether a web page of another origin made the request: its Origin is not the sandbox's own, or,
+ * without one, its Sec-Fetch-Site says another site (an image or script tag's GET).
+ */
+export function fromPageOfAnotherOrigin(call: Call): boolean {
+  const origin = call.header('origin');
+  if (origin !== undefined) return origin !== ownOrigin(call);
+  const site = call.header('sec-fetch-site');
+  return site === 'cross-site' || site === 'same-site';
 }
 
 function isTopLevelNavigation(call: Call): boolean {

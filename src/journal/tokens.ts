@@ -3,8 +3,11 @@
 // value, and a `Bearer <token>` value. Named places (Authorization, the admin token header,
 // `private_key`) are redacted by name in redact.ts; this catches the same secrets sent elsewhere:
 // a Cookie, x-api-key or any other header, an access_token or any query parameter (its name too),
-// the path, a JSON field or key at any depth, a form body. Also escaped where no escape is needed:
-// a JWT's dots (or any of its characters) percent-encoded (`%2E`) or JSON-escaped (`\u002e`).
+// the path, a JSON field or key at any depth, a form body. Also escaped where no escape is needed,
+// however deep: a JWT's dots (or any of its characters) percent-encoded (`%2E`, `%252E`, ...) or
+// JSON-escaped (`\u002e`, `\\u002e`, ...), the two mixed, up to MAX_ESCAPE_DEPTH levels (decodeEscapes).
+// One definition of a token for every sink: the journal's stored entry (requests, HAR, stream, state
+// export, Redis) and the log (app.ts hands redactTokensInText to the request log).
 
 /** What a secret's value becomes in the journal. */
 export const REDACTED = '[redacted]';
@@ -33,14 +36,15 @@ const BEARER_IN_TEXT = /\bbearer(?:\s|\+|%20|\\u0020|\\[nrt])+[A-Za-z0-9\-._~+/]
  * Whether `text` (from `from` on) may hold a token: when false (almost always), it holds none.
  * Cheap looks, before any regular expression: a JWT is a run of 8 base64url characters or more, a
  * dot, another run and a dot; a bearer value has the scheme's letters (written Bearer, bearer or
- * BEARER: "earer" or "EARER"). Only a text with a `%` or a `\` is read character by character, its
- * escapes decoded (mayHoldEscapedToken). Every header of every request goes through this: about
- * 50 ns for a typical value.
+ * BEARER: "earer" or "EARER"). Only a text with a `%` or a `\` is decoded (decodeEscapes) and
+ * looked at again. Every header of every request goes through this: about 50 ns for a typical value.
  */
 export function mayHoldToken(text: string, from = 0): boolean {
   if (text.length - from < 10) return false;
   if (mayHoldJwt(text, from) || ((text.includes('earer', from) || text.includes('EARER', from)) && BEARER_HINT.test(text))) return true;
-  return (text.includes('%', from) || text.includes('\\', from)) && mayHoldEscapedToken(text, from);
+  if (!text.includes('%', from) && !text.includes('\\', from)) return false;
+  const decoded = decodeEscapes(from === 0 ? text : text.slice(from));
+  return mayHoldJwt(decoded, 0) || BEARER_HINT.test(decoded);
 }
 
 const isBase64url = (code: number) => (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 45 || code === 95;
@@ -58,73 +62,37 @@ function mayHoldJwt(text: string, from: number): boolean {
   return false;
 }
 
-/** The value of `digits` hex digits at `at`, or -1. */
-function hexAt(text: string, at: number, digits: number): number {
-  if (at + digits > text.length) return -1;
-  let value = 0;
-  for (let i = at; i < at + digits; i++) {
-    const code = text.charCodeAt(i);
-    const lower = code | 0x20; // a letter in lower case
-    const digit = code >= 48 && code <= 57 ? code - 48 : code >= 65 && lower >= 97 && lower <= 102 ? lower - 87 : -1;
-    if (digit < 0) return -1;
-    value = value * 16 + digit;
-  }
-  return value;
-}
+/** Most levels of escaping undone: a token escaped deeper is not looked for (the property test covers 3). */
+export const MAX_ESCAPE_DEPTH = 4;
+
+/** One level: `\\`, `\uXXXX` or `%XX`. */
+const ESCAPE = /\\\\|\\u([0-9A-Fa-f]{4})|%([0-9A-Fa-f]{2})/g;
+/** What an escape is undone for: RFC 3986's unreserved characters (a token's own), and the escape characters themselves (`%25`, `\\`, `\u005c`), which nest escapes. */
+const DECODED = /^[A-Za-z0-9._~%\\-]$/;
 
 /**
- * mayHoldJwt over the text as decoded: `%XX` and `\uXXXX` read as the character they stand for (a
- * `\\` as itself), in one pass without copying. A letter written as an escape may hide a bearer
- * scheme: only then is the text decoded to look for one.
+ * The text with its escapes undone, level after level (at most MAX_ESCAPE_DEPTH) while a level
+ * changes something: `%252E` becomes `%2E`, then `.`; `\\u002e` (a JSON-escaped `\u002e`) becomes
+ * `\u002e`, then `.`; mixed levels too (`%5Cu002e`). Only escapes of unreserved characters and of
+ * the escape characters are undone: what other escapes stand for (`%20`, `%2F`, `\n`) is kept.
+ * Used where a token was found this way: that text is then shown decoded.
  */
-function mayHoldEscapedToken(text: string, from: number): boolean {
-  let run = 0; // base64url characters since the last other character or dot
-  let afterDot = false; // a dot after a run of 8 or more, and base64url characters only since
-  let escapedLetter = false;
-  for (let i = from; i < text.length; ) {
-    let code = text.charCodeAt(i);
-    let width = 1;
-    if (code === 37) {
-      const decoded = hexAt(text, i + 1, 2); // %XX
-      if (decoded >= 0) [code, width] = [decoded, 3];
-    } else if (code === 92) {
-      const decoded = text.charCodeAt(i + 1) === 117 ? hexAt(text, i + 2, 4) : -1; // \uXXXX
-      [code, width] = decoded >= 0 ? [decoded, 6] : [-1, 2]; // another escape (\\, \n, ...): no base64url character
-    }
-    if (width > 1 && (code | 0x20) >= 97 && (code | 0x20) <= 122) escapedLetter = true;
-    if (code === 46) {
-      if (afterDot) return true;
-      afterDot = run >= 8;
-      run = 0;
-    } else if (isBase64url(code)) run++;
-    else {
-      run = 0;
-      afterDot = false;
-    }
-    i += width;
+export function decodeEscapes(text: string): string {
+  let current = text;
+  for (let level = 0; level < MAX_ESCAPE_DEPTH && (current.includes('%') || current.includes('\\')); level++) {
+    const next = current.replace(ESCAPE, (written, json: string | undefined, percent: string | undefined) => {
+      if (json === undefined && percent === undefined) return '\\';
+      const char = String.fromCharCode(Number.parseInt(json ?? percent ?? '', 16));
+      return DECODED.test(char) ? char : written;
+    });
+    if (next === current) break;
+    current = next;
   }
-  return escapedLetter && BEARER_HINT.test(decodeUnreserved(text));
-}
-
-const ESCAPE = /\\\\|\\u00([0-9A-Fa-f]{2})|%([0-9A-Fa-f]{2})/g;
-const UNRESERVED = /^[A-Za-z0-9._~-]$/;
-
-/**
- * The text with escapes of characters that need none (RFC 3986's unreserved: letters, digits,
- * `-._~`) written as those characters: `%2E` and `\u002e` become `.` (the same text to a URL's or a
- * form's reader, and to JSON's for `\u`). A `\\` is kept as it is, so a `u002e` after it is not read
- * as an escape. Used only where a token was found this way: that text is then shown decoded.
- */
-function decodeUnreserved(text: string): string {
-  return text.replace(ESCAPE, (written, json: string | undefined, percent: string | undefined) => {
-    if (json === undefined && percent === undefined) return written;
-    const char = String.fromCharCode(Number.parseInt(json ?? percent ?? '', 16));
-    return UNRESERVED.test(char) ? char : written;
-  });
+  return current;
 }
 
 /**
- * `redact` applied to the text with its escapes decoded (decodeUnreserved) when it holds any, so a
+ * `redact` applied to the text with its escapes decoded (decodeEscapes) when it holds any, so a
  * token written with escapes is found whole; the text as written when nothing is found that way
  * (an unchanged text keeps its escapes). Decoded first: redacting the text as written first would
  * take a token's unescaped beginning and leave the rest after its first escaped character
@@ -132,7 +100,7 @@ function decodeUnreserved(text: string): string {
  */
 function withEscapes(text: string, redact: (text: string) => string): string {
   if (!text.includes('%') && !text.includes('\\')) return redact(text);
-  const decoded = decodeUnreserved(text);
+  const decoded = decodeEscapes(text);
   if (decoded !== text) {
     const again = redact(decoded);
     if (again !== decoded) return again;

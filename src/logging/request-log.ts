@@ -2,7 +2,9 @@
 // every 4xx and 5xx, with the error body's code and message, so a newcomer sees why a call failed
 // without turning debug on (warn for a 5xx that no scenario asked for: a fault of the sandbox).
 // Also the request count the shutdown summary reports. The path is logged without its query
-// string, which may hold a client session token.
+// string, which may hold a client session token; the path and the error message without tokens
+// (an id that is a token, echoed by a 404): `withoutTokens` is the journal's definition of a token,
+// handed over by app.ts (logging may not import the journal, a folder of its layer).
 import type { Level, Logger } from 'pino';
 import type { Call } from '../http/call.js';
 import { sentBody } from '../http/json-response.js';
@@ -19,7 +21,7 @@ export interface RequestStats {
 const MAX_LOGGED_MESSAGE = 500;
 
 /** Runs after requestId(), which notes when the request arrived. */
-export function logRequests(logger: Logger, stats: RequestStats): Step {
+export function logRequests(logger: Logger, stats: RequestStats, withoutTokens: (text: string) => string = (text) => text): Step {
   return {
     name: 'request log',
     requires: ['request id'],
@@ -37,7 +39,7 @@ export function logRequests(logger: Logger, stats: RequestStats): Step {
       const line: Record<string, unknown> = {
         requestId: call.requestId,
         method: call.method,
-        path: new URL(call.url).pathname,
+        path: withoutTokens(new URL(call.url).pathname),
         status,
         ms: Math.round(ms * 10) / 10,
         namespace: call.ns?.name,
@@ -45,7 +47,8 @@ export function logRequests(logger: Logger, stats: RequestStats): Step {
       };
       let msg = `${line.method} ${line.path} ${status}`;
       if (status >= 400) {
-        const { code, message } = errorOf(call);
+        const error = errorOf(call);
+        const [code, message] = [error.code, withoutTokens(error.message)];
         line.code = code;
         line.message = message;
         msg += ` ${code}: ${message}`;

@@ -4,6 +4,7 @@
 // namespace waits for the next due attempt while the clock runs; a frozen clock moves only through
 // /_sandbox/clock, whose every move releases what fell due, in due order. Attempts run outside any
 // request (setImmediate), at most IN_FLIGHT at once; a failed one is retried after BACKOFF_MS.
+import { DELIVERY_HEADER } from '../http/webhook-loop.js';
 import type { Namespace } from '../namespace/namespace.js';
 import type { WebhookAttempt, WebhookDeliveryRecord, WebhookDeliveryStatus, WebhookSubscriptionRecord } from '../store/records.js';
 import { BACKOFF_MS, IN_FLIGHT, MAX_ATTEMPTS, MAX_FINISHED, MAX_PENDING } from './limits.js';
@@ -229,6 +230,7 @@ export class DeliveryQueue {
       'user-agent': 'payments-sandbox-webhooks',
       'x-service-timestamp': timestamp,
       'x-service-signature': signatureHeader(this.secretsOf(subscription), timestamp, record.body), // signed once per attempt
+      [DELIVERY_HEADER]: record.id, // every sandbox refuses it: a subscription aimed back at one cannot loop
     };
     entry.state = 'in-flight';
     this.inFlight++;

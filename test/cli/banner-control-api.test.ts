@@ -29,4 +29,12 @@ describe('the banner and the control API', () => {
     expect(bannerWarnings(info({ controlApi: 'open' }))).toEqual([]);
     expect(formatBanner(info({}))).toMatch(/\n {2}control +http:\/\/127\.0\.0\.1:4010\/_sandbox\n/);
   });
+
+  it('warns when every origin may call the API (--cors-origin *)', () => {
+    expect(bannerWarnings(info({ corsOrigins: ['*'] }))).toEqual([
+      '--cors-origin *: every web page the browser opens may call the API (a page can sign its own token with the published keys); name your origins instead',
+    ]);
+    expect(formatBanner(info({ corsOrigins: ['*'] }))).toContain('\nWARNING: --cors-origin *: every web page');
+    expect(bannerWarnings(info({ corsOrigins: ['https://checkout.example'] }))).toEqual([]);
+  });
 });

@@ -116,6 +116,8 @@ describe('loadConfig defaults and sources', () => {
       '--report-dir',
       'reports',
       '--fail-on-drift',
+      '--cors-origin',
+      'https://checkout.example',
     ]);
     expect(config).toEqual({
       host: 'localhost',
@@ -159,6 +161,7 @@ describe('loadConfig defaults and sources', () => {
       upstreamTimeoutMs: 2000,
       reportDir: '/work/app/reports',
       failOnDrift: true,
+      corsOrigins: ['https://checkout.example'],
     });
     expect(load(['--tls']).config.tls).toBe(true);
     expect(load(['--store', 'redis://redis.internal:6380']).config.store).toBe('redis://redis.internal:6380');
@@ -203,6 +206,7 @@ describe('loadConfig defaults and sources', () => {
       SANDBOX_RECORD: '1',
       SANDBOX_UPSTREAM_TIMEOUT_MS: '3000',
       SANDBOX_REPORT_DIR: 'r',
+      SANDBOX_CORS_ORIGIN: '*',
     });
     expect(config).toEqual({
       host: '127.0.0.2',
@@ -246,6 +250,7 @@ describe('loadConfig defaults and sources', () => {
       upstreamTimeoutMs: 3000,
       reportDir: '/work/app/r',
       failOnDrift: false,
+      corsOrigins: ['*'],
     });
     expect(load([], { SANDBOX_HTTPS_PORT: '0' }).config.httpsPort).toBe(0);
   });
@@ -293,6 +298,7 @@ describe('loadConfig defaults and sources', () => {
       upstreamTimeoutMs: 4000,
       reportDir: 'out',
       failOnDrift: true,
+      corsOrigins: ['https://file.example'],
     };
     const { config, configFile } = load([], {}, files({ '/work/app/sandbox.config.json': file }));
     expect(configFile).toBe('/work/app/sandbox.config.json');
@@ -397,6 +403,31 @@ describe('loadConfig defaults and sources', () => {
         `--allowed-origin must be ${originHelp}, got ${JSON.stringify(given)} (from flag --allowed-origin)`,
       );
     }
+  });
+
+  it('collects CORS origins (--cors-origin) like allowed origins, or * alone; flag over env over file', () => {
+    const read = files({ '/work/app/sandbox.config.json': { corsOrigins: ['https://checkout.example'] } });
+    expect(load([], {}, read).config.corsOrigins).toEqual(['https://checkout.example']);
+    expect(load([], { SANDBOX_CORS_ORIGIN: 'https://A.example:443, http://b.example:8080' }, read).config.corsOrigins).toEqual([
+      'https://a.example',
+      'http://b.example:8080',
+    ]);
+    expect(load(['--cors-origin', 'https://c.example', '--cors-origin', 'https://d.example'], { SANDBOX_CORS_ORIGIN: '*' }).config.corsOrigins).toEqual([
+      'https://c.example',
+      'https://d.example',
+    ]);
+    expect(load(['--cors-origin', '*']).config.corsOrigins).toEqual(['*']);
+    expect(load([], {}, files({ '/work/app/sandbox.config.json': { corsOrigins: ['*'] } })).config.corsOrigins).toEqual(['*']);
+    expect(load([]).config.corsOrigins).toEqual([]);
+    expect(usageError(() => load(['--cors-origin', '*', '--cors-origin', 'https://c.example']))).toBe(
+      '--cors-origin must be * alone (every origin) or origins such as http://localhost:5173, got "*,https://c.example" (from flag --cors-origin)',
+    );
+    expect(usageError(() => load(['--cors-origin', 'null']))).toBe(
+      '--cors-origin must be origins such as http://localhost:5173 (scheme, host and port only; not * or null), got "null" (from flag --cors-origin)',
+    );
+    expect(usageError(() => load([], {}, files({ '/work/app/sandbox.config.json': { corsOrigins: '*' } })))).toBe(
+      '--cors-origin must be an array of origins or *, got "*" (from /work/app/sandbox.config.json key "corsOrigins")',
+    );
   });
 
   it('answers --help without reading anything else', () => {

@@ -225,3 +225,10 @@ export async function startProxy(nodes: SandboxNode[], adminToken?: string): Pro
     },
   };
 }
+
+/** Stops what a test started, proxy first, then the nodes, then Redis (any of them may be missing: a start that failed). */
+export async function stopCluster(proxy: HaProxy | undefined, nodes: SandboxNode[], redis: RedisServer | undefined): Promise<void> {
+  await proxy?.stop();
+  await Promise.all(nodes.map((n) => n.stop()));
+  await redis?.stop();
+}

@@ -171,6 +171,30 @@ describe('the Host check on a listening sandbox', () => {
     expect(rebound.body).toEqual(hostRefusal('evil.example'));
   });
 
+  it('reads the authority of an absolute-form target, not Host (RFC 9112 3.2.2), and nothing acts', async () => {
+    const buyer = (await (await fetch(`http://127.0.0.1:${sb.port}${BUYER}`)).json()).display_name;
+    await fetch(`http://127.0.0.1:${sb.port}${BUYER}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{"display_name":"Kept"}' });
+    const reset = await exchangeWith(sb.port, [
+      'POST http://evil.example/_sandbox/reset HTTP/1.1',
+      `host: 127.0.0.1:${sb.port}`,
+      'content-length: 0',
+      'connection: close',
+    ]);
+    expect(reset.status).toBe(403);
+    expect(reset.body).toEqual(hostRefusal('evil.example'));
+    expect((await (await fetch(`http://127.0.0.1:${sb.port}${BUYER}`)).json()).display_name).toBe('Kept');
+    const own = await exchangeWith(sb.port, [`GET http://127.0.0.1:${sb.port}/_sandbox/health HTTP/1.1`, 'host: evil.example', 'connection: close']);
+    expect(own.status).toBe(200);
+    expect(buyer).not.toBe('Kept');
+  });
+
+  it('serves an IPv4-mapped IPv6 literal in Host: [::ffff:127.0.0.1]', async () => {
+    for (const host of ['[::ffff:127.0.0.1]', `[::ffff:127.0.0.1]:${sb.port}`, '[::FFFF:7f00:1]']) {
+      const res = await exchangeWith(sb.port, ['GET /_sandbox/health HTTP/1.1', `host: ${host}`, 'connection: close']);
+      expect([host, res.status, res.body.status]).toEqual([host, 200, 'ok']);
+    }
+  });
+
   it('serves the address a client used: 127.0.0.1 and localhost with the port', async () => {
     expect((await fetch(`http://127.0.0.1:${sb.port}/_sandbox/health`)).status).toBe(200);
     expect((await fetch(`http://localhost:${sb.port}/_sandbox/health`)).status).toBe(200);
@@ -190,6 +214,10 @@ describe('the Host and own-origin checks over HTTP/2 (--tls)', () => {
       const rebound = await health(`evil.example:${sb.port}`);
       expect(rebound.status).toBe(403);
       expect(JSON.parse(rebound.body)).toEqual(hostRefusal('evil.example'));
+      // :authority names the site, whatever a host header beside it says (RFC 9113 8.3.1).
+      const beside = await h2Request(session, { ':method': 'POST', ':path': '/_sandbox/reset', ':authority': `evil.example:${sb.port}`, host: own });
+      expect(beside.status).toBe(403);
+      expect(JSON.parse(beside.body)).toEqual(hostRefusal('evil.example'));
       const reset = (origin: string) =>
         h2Request(session, { ':method': 'POST', ':path': '/_sandbox/reset', ':authority': own, origin, 'content-type': 'application/json' }, '{}');
       expect((await reset(`https://${own}`)).status).toBe(200);

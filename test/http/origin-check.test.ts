@@ -1,7 +1,7 @@
 // The own-origin check of the control API and the console (src/http/origin-check.ts), over HTTP with
 // the headers a browser sends: a request another origin's page made is a 403 before anything acts,
 // whatever its method and content type; no CORS grant on /_sandbox but to --allowed-origin; the
-// API keeps its CORS for browser SDKs. The same in a real browser: test/console/cross-origin-browser.test.ts.
+// API's CORS is test/http/cors.test.ts. The same in a real browser: test/console/cross-origin-browser.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
@@ -144,14 +144,17 @@ describe('the control API and the console, for pages of other origins', () => {
     expect(part.body).toEqual(evilRefusal);
   });
 
-  it('keeps the API open to browser SDKs of any origin, with CORS', async () => {
+  it('keeps the API to the pages its CORS grants (test/http/cors.test.ts)', async () => {
     const res = await sb.http
       .get('/card-scheme-definitions')
       .set('authorization', sb.auth)
       .set('origin', 'https://evil.example')
       .set('sec-fetch-site', 'cross-site');
-    expect(res.status).toBe(200);
-    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.status).toBe(403);
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    const local = await sb.http.get('/card-scheme-definitions').set('authorization', sb.auth).set('origin', 'http://localhost:5173');
+    expect(local.status).toBe(200);
+    expect(local.headers['access-control-allow-origin']).toBe('http://localhost:5173');
   });
 });
 

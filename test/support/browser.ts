@@ -1,6 +1,8 @@
 // Debian's Chromium driven by playwright-core, started as this workplace's machines need it: headless,
 // and without the background connections a closed network refuses (see .ci/run, which installs it).
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
@@ -8,7 +10,8 @@ import { expect } from 'vitest';
 export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
 
-export function launchChromium(): Promise<Browser> {
+/** `args`: more flags, e.g. `--host-resolver-rules=MAP evil.example 127.0.0.1` (a public-looking name served from loopback). */
+export function launchChromium(args: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -20,6 +23,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...args,
     ],
   });
 }
@@ -58,4 +62,14 @@ export async function accessibilityViolations(page: Page, minPasses = 10): Promi
   });
   expect(result.passed).toBeGreaterThan(minPasses);
   return result.violations as string[];
+}
+
+/**
+ * A server on 127.0.0.1 answering every path with an empty HTML page: the page of another origin
+ * a browser test opens (as 127.0.0.1, localhost, or a name mapped there with --host-resolver-rules).
+ */
+export async function servePlainPage(): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = createServer((_, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>a page</title><body></body>'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as AddressInfo).port, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }

@@ -101,6 +101,8 @@ describe('webhook delivery', () => {
     expect(notification.headers['content-type']).toBe('application/json');
     expect(Math.abs(Number(notification.headers['x-service-timestamp']) - Date.now() / 1000)).toBeLessThan(300); // the wall clock, not the frozen 2030
     expect(notification.headers['x-service-signature']).toMatch(/^[0-9a-f]{64}$/);
+    // Every sandbox refuses a request carrying it (a delivery aimed back at a sandbox: test/cluster/webhook-loop.test.ts).
+    expect(notification.headers['x-sandbox-webhook-delivery']).toMatch(/^[0-9a-f-]{36}$/);
     expect(Object.keys(notification.event).sort()).toEqual(['created_at', 'id', 'merchant_account_id', 'name', 'target', 'type']);
     expect(notification.event).toEqual({
       type: 'event',
