@@ -1,0 +1,246 @@
+// Package sandboxgo checks, from Go, what the official Go client (github.com/gr4vy/gr4vy-go) puts
+// on the wire and needs back. The Go module proxy reachable here refuses every version of that
+// client (403 "not available", v1.12.97 and v1.13.0 included, December 2026), so its own calls
+// cannot run here; these tests send what it sends through the same net/http it uses, and decode
+// the answers the way its decoder does. Not covered until the client is served: its 19
+// operations, pagination helper, typed errors, retries, timeout and helpers (docs/sdk.md).
+package sandboxgo
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+)
+
+const (
+	defaultBuyer     = "b0000000-0000-4000-8000-000000000001"
+	merchantTwoBuyer = "b0000000-0000-4000-8000-000000000002"
+	readOnlyRole     = "a1000000-0000-4000-8000-000000000002" // *.read: the admin role also grants embed, which a token of *.read, *.write may not hand on
+)
+
+// Go's net/http sends header names in canonical case: the client's merchant account header
+// arrives as X-Gr4vy-Merchant-Account-Id, and must choose the account as the lower-case alias does.
+func TestMerchantAccountHeaderInGoCase(t *testing.T) {
+	base, token := namespace(t), adminToken(t)
+	update := map[string]any{"display_name": "Set from Go"}
+
+	two := call(t, http.MethodPut, base+"/buyers/"+merchantTwoBuyer, update,
+		"Authorization", "Bearer "+token, "x-gr4vy-merchant-account-id", "merchant-two")
+	expectStatus(t, two, http.StatusOK)
+	expectField(t, two.body, "id", merchantTwoBuyer)
+	expectField(t, two.body, "merchant_account_id", "merchant-two")
+	expectField(t, two.body, "display_name", "Set from Go")
+	expectGoTimes(t, two.raw)
+
+	// The same header keeps default's buyer out of reach; without it, merchant-two's is.
+	crossed := call(t, http.MethodPut, base+"/buyers/"+defaultBuyer, update,
+		"Authorization", "Bearer "+token, "X-Gr4vy-Merchant-Account-Id", "merchant-two")
+	expectStatus(t, crossed, http.StatusNotFound)
+	absent := call(t, http.MethodPut, base+"/buyers/"+merchantTwoBuyer, update, "Authorization", "Bearer "+token)
+	expectStatus(t, absent, http.StatusNotFound)
+
+	// The journal kept the account the header chose.
+	journal := call(t, http.MethodGet, base+"/_sandbox/requests?method=PUT&status=200", nil)
+	expectStatus(t, journal, http.StatusOK)
+	items, _ := journal.body["items"].([]any)
+	if len(items) != 1 {
+		t.Fatalf("journal: %d PUTs answered 200, want 1: %s", len(items), journal.raw)
+	}
+	expectField(t, items[0].(map[string]any), "merchant_account_id", "merchant-two")
+}
+
+// Go cannot send an explicit null: a field it leaves out must keep its value.
+func TestBuyerUpdateKeepsWhatGoLeavesOut(t *testing.T) {
+	base, token := namespace(t), adminToken(t)
+	before := call(t, http.MethodGet, base+"/_sandbox/records/buyers/"+defaultBuyer, nil)
+	expectStatus(t, before, http.StatusOK)
+
+	updated := call(t, http.MethodPut, base+"/buyers/"+defaultBuyer, map[string]any{"display_name": "Only the name"},
+		"Authorization", "Bearer "+token)
+	expectStatus(t, updated, http.StatusOK)
+	expectField(t, updated.body, "display_name", "Only the name")
+	expectField(t, updated.body, "external_identifier", "buyer-ext-0001")
+	expectGoTimes(t, updated.raw)
+
+	after := call(t, http.MethodGet, base+"/_sandbox/records/buyers/"+defaultBuyer, nil)
+	expectField(t, after.body, "display_name", "Only the name")
+	for _, field := range []string{"external_identifier", "billing_details", "account_number", "created_at"} {
+		if fmt.Sprint(after.body[field]) != fmt.Sprint(before.body[field]) {
+			t.Errorf("%s changed from %v to %v", field, before.body[field], after.body[field])
+		}
+	}
+}
+
+// The kid is the RFC 7638 thumbprint with full-width coordinates (Go clients since v1.12.97). A
+// key whose x starts with a zero byte, registered through POST /api-key-pairs, is accepted under
+// that kid; the kid older Go clients computed (zero bytes dropped) names no pair: a 401.
+func TestTokenOfKeyWhoseCoordinateStartsWithZero(t *testing.T) {
+	base := namespace(t)
+	key := keyWithLeadingZero(t)
+	spki, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	publicPEM := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: spki}))
+	created := call(t, http.MethodPost, base+"/api-key-pairs",
+		map[string]any{"display_name": "Go key, x starts with 00", "role_ids": []string{readOnlyRole}, "public_key": publicPEM},
+		"Authorization", "Bearer "+adminToken(t))
+	expectStatus(t, created, http.StatusCreated)
+	expectField(t, created.body, "thumbprint", thumbprint(&key.PublicKey))
+	expectField(t, created.body, "private_key", nil)
+	expectField(t, created.body, "active", true)
+	expectGoTimes(t, created.raw)
+
+	accepted := call(t, http.MethodGet, base+"/connections", nil, "Authorization", "Bearer "+mint(t, key, thumbprint(&key.PublicKey)))
+	expectStatus(t, accepted, http.StatusOK)
+	if _, ok := accepted.body["items"].([]any); !ok {
+		t.Fatalf("GET /connections: no items: %s", accepted.raw)
+	}
+	expectGoTimes(t, accepted.raw)
+
+	old := oldGoThumbprint(&key.PublicKey)
+	if old == thumbprint(&key.PublicKey) {
+		t.Fatal("the key has no leading zero byte: the test proves nothing")
+	}
+	refused := call(t, http.MethodGet, base+"/connections", nil, "Authorization", "Bearer "+mint(t, key, old))
+	expectStatus(t, refused, http.StatusUnauthorized)
+	expectField(t, refused.body, "code", "unauthorized")
+	if got := refused.header.Get("WWW-Authenticate"); got == "" {
+		t.Error("a 401 without WWW-Authenticate")
+	}
+}
+
+// keyWithLeadingZero generates P-521 keys until the x coordinate's first (of 66) bytes is zero.
+func keyWithLeadingZero(t *testing.T) *ecdsa.PrivateKey {
+	for range 1000 {
+		key, err := ecdsa.GenerateKey(elliptic.P521(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		point, _ := key.PublicKey.ECDH()
+		if point.Bytes()[1] == 0 { // 04 || x || y
+			return key
+		}
+	}
+	t.Fatal("no key with a leading zero byte in 1000 tries")
+	return nil
+}
+
+// A delivery is signed so that the Go client's check accepts it: the hex HMAC-SHA256 of
+// "<timestamp as parsed and re-formatted>.<raw body>". A tampered body fails the same check.
+func TestWebhookDeliveryPassesGoCheck(t *testing.T) {
+	base := namespace(t)
+	type delivery struct {
+		body      []byte
+		signature string
+		timestamp string
+	}
+	received := make(chan delivery, 4)
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		received <- delivery{body, r.Header.Get("X-Service-Signature"), r.Header.Get("X-Service-Timestamp")}
+		w.WriteHeader(http.StatusNoContent)
+	})}
+	go server.Serve(listener)
+	t.Cleanup(func() { server.Close() })
+
+	subscription := call(t, http.MethodPost, base+"/_sandbox/records/webhook_subscriptions",
+		map[string]any{"url": "http://" + listener.Addr().String() + "/hooks"})
+	expectStatus(t, subscription, http.StatusCreated)
+	secret, _ := subscription.body["secret"].(string)
+
+	put := call(t, http.MethodPut, base+"/buyers/"+defaultBuyer, map[string]any{"display_name": "Fires buyer.updated"},
+		"Authorization", "Bearer "+adminToken(t))
+	expectStatus(t, put, http.StatusOK)
+
+	var got delivery
+	select {
+	case got = <-received:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no delivery within 20 s")
+	}
+	var event map[string]any
+	if err := json.Unmarshal(got.body, &event); err != nil {
+		t.Fatalf("delivery body: %v", err)
+	}
+	expectField(t, event, "name", "buyer.updated")
+	if err := verifyLikeGo(secret, got.body, got.signature, got.timestamp); err != nil {
+		t.Fatalf("a real delivery refused: %v", err)
+	}
+	tampered := append([]byte{}, got.body...)
+	tampered[len(tampered)-2] ^= 1
+	if verifyLikeGo(secret, tampered, got.signature, got.timestamp) == nil {
+		t.Fatal("a tampered body accepted")
+	}
+	if verifyLikeGo("not-the-secret", got.body, got.signature, got.timestamp) == nil {
+		t.Fatal("another secret accepted")
+	}
+}
+
+// verifyLikeGo is the Go client's check as its README describes it: the timestamp parsed as an
+// integer and formatted again, any of the comma-separated signatures matching.
+func verifyLikeGo(secret string, body []byte, signatures, timestamp string) error {
+	seconds, err := strconv.ParseInt(timestamp, 10, 64)
+	if err != nil {
+		return fmt.Errorf("timestamp %q: %w", timestamp, err)
+	}
+	mac := hmac.New(sha256.New, []byte(secret))
+	fmt.Fprintf(mac, "%d.%s", seconds, body)
+	want := hex.EncodeToString(mac.Sum(nil))
+	for _, signature := range regexp.MustCompile(`\s*,\s*`).Split(signatures, -1) {
+		if hmac.Equal([]byte(signature), []byte(want)) {
+			return nil
+		}
+	}
+	return fmt.Errorf("no signature of %q matches", signatures)
+}
+
+var dateTimeValue = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T`)
+
+// expectGoTimes parses every date-time of an answer as the Go client's decoder does
+// (time.RFC3339Nano, which needs an offset or Z).
+func expectGoTimes(t *testing.T, raw []byte) {
+	t.Helper()
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for key, item := range v {
+				walk(path+"/"+key, item)
+			}
+		case []any:
+			for i, item := range v {
+				walk(fmt.Sprintf("%s/%d", path, i), item)
+			}
+		case string:
+			if dateTimeValue.MatchString(v) {
+				if _, err := time.Parse(time.RFC3339Nano, v); err != nil {
+					t.Errorf("%s: %q does not parse as the Go client parses it: %v", path, v, err)
+				}
+			}
+		}
+	}
+	var body any
+	if err := json.Unmarshal(raw, &body); err != nil {
+		t.Fatal(err)
+	}
+	walk("", body)
+}
