@@ -1,4 +1,4 @@
-module github.com/payments-sandbox/clients/go
+module payments-sandbox/clients/go
 
 go 1.26.0
 

@@ -21,12 +21,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/golang-jwt/jwt/v5"
 )
-
-// The admin key pair of the fixtures (docs/sdk.md): every scope on every merchant account.
-const adminKeyPairID = "a0000000-0000-4000-8000-000000000001"
 
 var (
 	sandboxURL  string
@@ -119,61 +114,32 @@ func privateKey(t *testing.T, file string) *ecdsa.PrivateKey {
 	return key.(*ecdsa.PrivateKey)
 }
 
-// thumbprint is the RFC 7638 thumbprint of a P-521 public key: coordinates at their full 66
-// bytes, as the Go client computes it since v1.12.97.
-func thumbprint(pub *ecdsa.PublicKey) string {
-	return thumbprintOf(pub, 66)
-}
-
 // oldGoThumbprint is what Go clients before v1.12.97 computed: coordinates with their leading
 // zero bytes dropped (big.Int.Bytes). A P-521 coordinate fills 521 of its 528 bits, so its first
 // byte is 0 for about one key in two: most keys got a kid the service does not know.
 func oldGoThumbprint(pub *ecdsa.PublicKey) string {
-	return thumbprintOf(pub, 0)
+	point, _ := pub.ECDH()
+	raw := point.Bytes()
+	b64 := base64.RawURLEncoding.EncodeToString
+	x, y := bytes.TrimLeft(raw[1:67], "\x00"), bytes.TrimLeft(raw[67:], "\x00")
+	sum := sha256.Sum256(fmt.Appendf(nil, `{"crv":"P-521","kty":"EC","x":"%s","y":"%s"}`, b64(x), b64(y)))
+	return b64(sum[:])
 }
 
-func thumbprintOf(pub *ecdsa.PublicKey, size int) string {
-	coordinate := func(b []byte) string {
-		if size > 0 {
-			b = append(make([]byte, size-len(b)), b...)
-		}
-		return base64.RawURLEncoding.EncodeToString(b)
-	}
-	raw, _ := pub.ECDH() // the uncompressed point 04 || x || y, each 66 bytes
-	point := raw.Bytes()
-	x := bytes.TrimLeft(point[1:67], "\x00")
-	y := bytes.TrimLeft(point[67:], "\x00")
-	members := fmt.Sprintf(`{"crv":"P-521","kty":"EC","x":"%s","y":"%s"}`, coordinate(x), coordinate(y))
-	sum := sha256.Sum256([]byte(members))
-	return base64.RawURLEncoding.EncodeToString(sum[:])
-}
-
-// mint signs an ES512 token with the claims the official clients send (scopes, iat, nbf, exp).
-func mint(t *testing.T, key *ecdsa.PrivateKey, kid string, scopes ...string) string {
+// mustMint is mint for a test: a failure ends it.
+func mustMint(t *testing.T, key *ecdsa.PrivateKey, kid string) string {
 	t.Helper()
-	if len(scopes) == 0 {
-		scopes = []string{"*.read", "*.write"}
-	}
-	now := time.Now()
-	token := jwt.NewWithClaims(jwt.SigningMethodES512, jwt.MapClaims{
-		"scopes": scopes,
-		"iat":    now.Unix(),
-		"nbf":    now.Unix(),
-		"exp":    now.Add(time.Minute).Unix(),
-		"iss":    "go-suite",
-	})
-	token.Header["kid"] = kid
-	signed, err := token.SignedString(key)
+	token, err := mint(key, kid, []string{"*.read", "*.write"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return signed
+	return token
 }
 
 // adminToken is a token of the fixtures' admin key.
 func adminToken(t *testing.T) string {
 	key := privateKey(t, "admin.pem")
-	return mint(t, key, thumbprint(&key.PublicKey))
+	return mustMint(t, key, thumbprint(&key.PublicKey))
 }
 
 type answer struct {

@@ -9,19 +9,16 @@ package sandboxgo
 import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/x509"
-	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"regexp"
-	"strconv"
 	"testing"
 	"time"
 )
@@ -105,7 +102,7 @@ func TestTokenOfKeyWhoseCoordinateStartsWithZero(t *testing.T) {
 	expectField(t, created.body, "active", true)
 	expectGoTimes(t, created.raw)
 
-	accepted := call(t, http.MethodGet, base+"/connections", nil, "Authorization", "Bearer "+mint(t, key, thumbprint(&key.PublicKey)))
+	accepted := call(t, http.MethodGet, base+"/connections", nil, "Authorization", "Bearer "+mustMint(t, key, thumbprint(&key.PublicKey)))
 	expectStatus(t, accepted, http.StatusOK)
 	if _, ok := accepted.body["items"].([]any); !ok {
 		t.Fatalf("GET /connections: no items: %s", accepted.raw)
@@ -116,7 +113,7 @@ func TestTokenOfKeyWhoseCoordinateStartsWithZero(t *testing.T) {
 	if old == thumbprint(&key.PublicKey) {
 		t.Fatal("the key has no leading zero byte: the test proves nothing")
 	}
-	refused := call(t, http.MethodGet, base+"/connections", nil, "Authorization", "Bearer "+mint(t, key, old))
+	refused := call(t, http.MethodGet, base+"/connections", nil, "Authorization", "Bearer "+mustMint(t, key, old))
 	expectStatus(t, refused, http.StatusUnauthorized)
 	expectField(t, refused.body, "code", "unauthorized")
 	if got := refused.header.Get("WWW-Authenticate"); got == "" {
@@ -182,35 +179,17 @@ func TestWebhookDeliveryPassesGoCheck(t *testing.T) {
 		t.Fatalf("delivery body: %v", err)
 	}
 	expectField(t, event, "name", "buyer.updated")
-	if err := verifyLikeGo(secret, got.body, got.signature, got.timestamp); err != nil {
+	if err := verifyWebhook(secret, got.body, got.signature, got.timestamp); err != nil {
 		t.Fatalf("a real delivery refused: %v", err)
 	}
 	tampered := append([]byte{}, got.body...)
 	tampered[len(tampered)-2] ^= 1
-	if verifyLikeGo(secret, tampered, got.signature, got.timestamp) == nil {
+	if verifyWebhook(secret, tampered, got.signature, got.timestamp) == nil {
 		t.Fatal("a tampered body accepted")
 	}
-	if verifyLikeGo("not-the-secret", got.body, got.signature, got.timestamp) == nil {
+	if verifyWebhook("not-the-secret", got.body, got.signature, got.timestamp) == nil {
 		t.Fatal("another secret accepted")
 	}
-}
-
-// verifyLikeGo is the Go client's check as its README describes it: the timestamp parsed as an
-// integer and formatted again, any of the comma-separated signatures matching.
-func verifyLikeGo(secret string, body []byte, signatures, timestamp string) error {
-	seconds, err := strconv.ParseInt(timestamp, 10, 64)
-	if err != nil {
-		return fmt.Errorf("timestamp %q: %w", timestamp, err)
-	}
-	mac := hmac.New(sha256.New, []byte(secret))
-	fmt.Fprintf(mac, "%d.%s", seconds, body)
-	want := hex.EncodeToString(mac.Sum(nil))
-	for _, signature := range regexp.MustCompile(`\s*,\s*`).Split(signatures, -1) {
-		if hmac.Equal([]byte(signature), []byte(want)) {
-			return nil
-		}
-	}
-	return fmt.Errorf("no signature of %q matches", signatures)
 }
 
 var dateTimeValue = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T`)
@@ -243,4 +222,50 @@ func expectGoTimes(t *testing.T, raw []byte) {
 		t.Fatal(err)
 	}
 	walk("", body)
+}
+
+// The Go client's Next() sends next_cursor back as the cursor query parameter, encoded by
+// url.Values: four pages of three gift cards are the first twelve, in order, none twice, and
+// previous_cursor leads back.
+func TestGiftCardPagesAsGoFollowsThem(t *testing.T) {
+	base, token := namespace(t), adminToken(t)
+	page := func(query url.Values) (ids []string, next, previous string) {
+		t.Helper()
+		a := call(t, http.MethodGet, base+"/gift-cards?"+query.Encode(), nil, "Authorization", "Bearer "+token)
+		expectStatus(t, a, http.StatusOK)
+		expectGoTimes(t, a.raw)
+		for _, item := range a.body["items"].([]any) {
+			ids = append(ids, item.(map[string]any)["id"].(string))
+		}
+		next, _ = a.body["next_cursor"].(string)
+		previous, _ = a.body["previous_cursor"].(string)
+		return ids, next, previous
+	}
+	whole, _, _ := page(url.Values{"limit": {"12"}})
+	if len(whole) != 12 {
+		t.Fatalf("the seeded namespace has %d gift cards on a page of 12", len(whole))
+	}
+	var walked, secondPage []string
+	query := url.Values{"limit": {"3"}}
+	for n := 1; n <= 4; n++ {
+		ids, next, previous := page(query)
+		if (previous == "") != (n == 1) {
+			t.Fatalf("page %d: previous_cursor %q", n, previous)
+		}
+		if n == 2 {
+			secondPage = ids
+			back, _, _ := page(url.Values{"limit": {"3"}, "cursor": {previous}})
+			if fmt.Sprint(back) != fmt.Sprint(whole[:3]) {
+				t.Fatalf("previous_cursor of page 2 gave %v, want %v", back, whole[:3])
+			}
+		}
+		walked = append(walked, ids...)
+		if next == "" {
+			t.Fatalf("page %d has no next_cursor", n)
+		}
+		query = url.Values{"limit": {"3"}, "cursor": {next}}
+	}
+	if fmt.Sprint(walked) != fmt.Sprint(whole) || fmt.Sprint(secondPage) != fmt.Sprint(whole[3:6]) {
+		t.Fatalf("pages gave %v, want %v", walked, whole)
+	}
 }

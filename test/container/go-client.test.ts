@@ -1,12 +1,12 @@
 // The Go Testcontainers module (clients/go/sandboxcontainer, testcontainers-go) run by go test
 // against the image this run built, through podman's Docker-compatible socket (or docker's). Its
 // test carries the build tag `container`, so the plain Go suite (test/clients/go.test.ts) leaves it out.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GO_SUITE, goEnv, goTestSummary } from '../clients/go-support.js';
-import { runCommand } from '../clients/support.js';
+import { ROOT, runCommand } from '../clients/support.js';
 import { toolchain } from '../support/toolchain.js';
 import { type EngineSocket, engineEnv, engineSocket, sandboxImage } from './support.js';
 
@@ -50,4 +50,12 @@ describe.skipIf(!GO.present)('the Go Testcontainers module (testcontainers-go)',
     },
     BUDGET_MS,
   );
+
+  it('is the snippet docs/containers.md shows (one tab of indentation removed)', () => {
+    const source = readFileSync(join(GO_SUITE, 'sandboxcontainer/sandboxcontainer_test.go'), 'utf8');
+    const region = source.slice(source.indexOf('// snippet-start\n') + '// snippet-start\n'.length, source.indexOf('\t// snippet-end'));
+    const shown = region.replace(/^\t/gm, '');
+    expect(shown.split('\n').length).toBeGreaterThan(5);
+    expect(readFileSync(join(ROOT, 'docs/containers.md'), 'utf8')).toContain(`\`\`\`go\n${shown}\`\`\``);
+  });
 });

@@ -44,6 +44,8 @@ func Run(ctx context.Context, image string, opts ...testcontainers.ContainerCust
 	}
 	container, err := testcontainers.Run(ctx, image, append(defaults, opts...)...)
 	if err != nil {
+		// A container that started but never became healthy is removed here, not left behind.
+		_ = testcontainers.TerminateContainer(container)
 		return nil, fmt.Errorf("starting %s: %w", image, err)
 	}
 	endpoint, err := container.PortEndpoint(ctx, port, "http")

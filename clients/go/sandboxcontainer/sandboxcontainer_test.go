@@ -3,7 +3,7 @@
 // Run by `npm run test:container` (test/container/go-client.test.ts) with DOCKER_HOST on podman's
 // Docker-compatible socket and SANDBOX_IMAGE the image it built; kept out of the plain suite by the
 // build tag. By hand: go test -tags container ./sandboxcontainer
-package sandboxcontainer
+package sandboxcontainer_test
 
 import (
 	"context"
@@ -15,24 +15,33 @@ import (
 	"testing"
 
 	"github.com/testcontainers/testcontainers-go"
+
+	"payments-sandbox/clients/go/sandboxcontainer"
 )
 
 const merchantTwoBuyer = "b0000000-0000-4000-8000-000000000002"
 
 func TestSandboxContainerServesAClientCall(t *testing.T) {
 	ctx := context.Background()
-	sandbox, err := Run(ctx, os.Getenv("SANDBOX_IMAGE"))
-	testcontainers.CleanupContainer(t, sandbox.DockerContainer)
+	image := sandboxcontainer.Image
+	if built := os.Getenv("SANDBOX_IMAGE"); built != "" {
+		image = built
+	}
+	// snippet-start
+	sandbox, err := sandboxcontainer.Run(ctx, image) // ready once /_sandbox/health answers 200
+	testcontainers.CleanupContainer(t, sandbox)
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, err := sandbox.Token(ctx)
+	token, err := sandbox.Token(ctx) // the fixtures' admin key pair, every scope
 	if err != nil {
 		t.Fatal(err)
 	}
+	one := sandbox.Namespace("test-" + strings.ToLower(t.Name())) // records, clock, journal of its own
+	// snippet-end
 
-	// A call as the Go client makes it: net/http, the header in canonical case, a namespace of its own.
-	one, other := sandbox.Namespace("go-container-one"), sandbox.Namespace("go-container-other")
+	// A call as the Go client makes it: net/http, the header in canonical case.
+	other := sandbox.Namespace("go-container-other")
 	status, body := put(t, one+"/buyers/"+merchantTwoBuyer, token, `{"display_name":"From the Go container test"}`)
 	if status != http.StatusOK {
 		t.Fatalf("PUT /buyers: %d %v", status, body)
@@ -63,7 +72,7 @@ func put(t *testing.T, url, token, body string) (int, map[string]any) {
 	req, _ := http.NewRequest(http.MethodPut, url, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(ClientMerchantHeader, "merchant-two") // sent as X-Gr4vy-Merchant-Account-Id
+	req.Header.Set(sandboxcontainer.ClientMerchantHeader, "merchant-two") // sent as X-Gr4vy-Merchant-Account-Id
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
