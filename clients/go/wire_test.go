@@ -38,6 +38,7 @@ func TestMerchantAccountHeaderInGoCase(t *testing.T) {
 	two := call(t, http.MethodPut, base+"/buyers/"+merchantTwoBuyer, update,
 		"Authorization", "Bearer "+token, "x-gr4vy-merchant-account-id", "merchant-two")
 	expectStatus(t, two, http.StatusOK)
+	expectField(t, two.body, "type", "buyer") // the client's const: another value fails its decode
 	expectField(t, two.body, "id", merchantTwoBuyer)
 	expectField(t, two.body, "merchant_account_id", "merchant-two")
 	expectField(t, two.body, "display_name", "Set from Go")
@@ -97,6 +98,8 @@ func TestTokenOfKeyWhoseCoordinateStartsWithZero(t *testing.T) {
 		map[string]any{"display_name": "Go key, x starts with 00", "role_ids": []string{readOnlyRole}, "public_key": publicPEM},
 		"Authorization", "Bearer "+adminToken(t))
 	expectStatus(t, created, http.StatusCreated)
+	expectField(t, created.body, "type", "api-key-pair")
+	expectField(t, created.body, "algorithm", "ECDSA") // an exact value of the client's open enum (IsExact)
 	expectField(t, created.body, "thumbprint", thumbprint(&key.PublicKey))
 	expectField(t, created.body, "private_key", nil)
 	expectField(t, created.body, "active", true)
@@ -235,6 +238,7 @@ func TestGiftCardPagesAsGoFollowsThem(t *testing.T) {
 		expectStatus(t, a, http.StatusOK)
 		expectGoTimes(t, a.raw)
 		for _, item := range a.body["items"].([]any) {
+			expectField(t, item.(map[string]any), "type", "gift-card")
 			ids = append(ids, item.(map[string]any)["id"].(string))
 		}
 		next, _ = a.body["next_cursor"].(string)
