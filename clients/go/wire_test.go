@@ -2,8 +2,22 @@
 // on the wire and needs back. The Go module proxy reachable here refuses every version of that
 // client (403 "not available", v1.12.97 and v1.13.0 included, December 2026), so its own calls
 // cannot run here; these tests send what it sends through the same net/http it uses, and decode
-// the answers the way its decoder does. Not covered until the client is served: its 19
-// operations, pagination helper, typed errors, retries, timeout and helpers (docs/sdk.md).
+// the answers the way its decoder does. Not covered until the client is served: its pagination
+// helper, typed errors, retries, timeout and helpers through the client (docs/sdk.md).
+//
+// The 19 operations of issue 34, as this suite reaches them (through net/http, not the client):
+//   - PUT /buyers/{id}: merchant header case, fields left out, the webhook it fires
+//   - POST /api-key-pairs: registering a key whose x starts with a zero byte
+//   - GET /gift-cards: four pages by cursor, and back
+//   - GET /connections: a token of that key accepted, the old Go kid refused
+//   - not reached until the client is served: GET /buyers/payment-methods,
+//     GET /payment-methods/{id}/payment-service-tokens,
+//     POST /payment-methods/{id}/network-tokens/{id}/cryptogram, POST /digital-wallets/google/session,
+//     POST /digital-wallets/click-to-pay/session, POST /transactions/{id}/session,
+//     DELETE /checkout/sessions/{id}, DELETE /anti-fraud-services/{id},
+//     DELETE /apple-pay-certificates/{id}, GET /flows/{flow},
+//     GET /vault-forward/configs/{id}/authentications, GET /card-scheme-definitions, POST /reports,
+//     GET /report-executions/{id}, DELETE /webhook-subscriptions/{id}
 package sandboxgo
 
 import (
