@@ -10,8 +10,8 @@
 //   - POST /api-key-pairs: registering a key whose x starts with a zero byte
 //   - GET /gift-cards: four pages by cursor, and back
 //   - GET /connections: a token of that key accepted, the old Go kid refused
-//   - not reached until the client is served: GET /buyers/payment-methods,
-//     GET /payment-methods/{id}/payment-service-tokens,
+//   - the other 15, once each with errors on four (TestEveryOperationDecodesAsGoDecodes):
+//     GET /buyers/payment-methods, GET /payment-methods/{id}/payment-service-tokens,
 //     POST /payment-methods/{id}/network-tokens/{id}/cryptogram, POST /digital-wallets/google/session,
 //     POST /digital-wallets/click-to-pay/session, POST /transactions/{id}/session,
 //     DELETE /checkout/sessions/{id}, DELETE /anti-fraud-services/{id},
@@ -285,5 +285,71 @@ func TestGiftCardPagesAsGoFollowsThem(t *testing.T) {
 	}
 	if fmt.Sprint(walked) != fmt.Sprint(whole) || fmt.Sprint(secondPage) != fmt.Sprint(whole[3:6]) {
 		t.Fatalf("pages gave %v, want %v", walked, whole)
+	}
+}
+
+// Every operation's answer decodes as the Go client decodes it: its date-times through
+// time.RFC3339Nano, and an error body's fields (type "error", code, status as a number equal to
+// the HTTP status, message, details) into the shape of its apierrors types. The merchant header
+// goes out on every call, as WithMerchantAccountID sends it.
+func TestEveryOperationDecodesAsGoDecodes(t *testing.T) {
+	const (
+		card         = "c0000000-0000-4000-8000-000000000001"
+		networkToken = "c3000000-0000-4000-8000-000000000001"
+		missing      = "00000000-0000-4000-8000-00000000dead"
+	)
+	reportSpec := map[string]any{"model": "transactions", "params": map[string]any{}}
+	cases := []struct {
+		method, path string
+		body         any
+		status       int
+	}{
+		{http.MethodGet, "/buyers/payment-methods?buyer_id=" + defaultBuyer, nil, http.StatusOK},
+		{http.MethodGet, "/payment-methods/" + card + "/payment-service-tokens", nil, http.StatusOK},
+		{http.MethodPost, "/payment-methods/" + card + "/network-tokens/" + networkToken + "/cryptogram", map[string]any{"merchant_initiated": false}, http.StatusCreated},
+		{http.MethodPost, "/digital-wallets/google/session", map[string]any{"origin_domain": "shop.example.com"}, http.StatusOK},
+		{http.MethodPost, "/digital-wallets/click-to-pay/session", map[string]any{"checkout_session_id": "d1000000-0000-4000-8000-000000000001"}, http.StatusOK},
+		{http.MethodPost, "/transactions/d0000000-0000-4000-8000-000000000001/session", nil, http.StatusOK},
+		{http.MethodGet, "/flows/checkout", nil, http.StatusOK},
+		{http.MethodGet, "/vault-forward/configs/f3000000-0000-4000-8000-000000000001/authentications", nil, http.StatusOK},
+		{http.MethodGet, "/card-scheme-definitions", nil, http.StatusOK},
+		{http.MethodPost, "/reports", map[string]any{"name": "From Go", "schedule": "once", "schedule_enabled": false, "spec": reportSpec}, http.StatusCreated},
+		{http.MethodGet, "/report-executions/f6000000-0000-4000-8000-000000000001", nil, http.StatusOK},
+		{http.MethodDelete, "/checkout/sessions/d1000000-0000-4000-8000-000000000001", nil, http.StatusNoContent},
+		{http.MethodDelete, "/anti-fraud-services/e0000000-0000-4000-8000-000000000001", nil, http.StatusNoContent},
+		{http.MethodDelete, "/apple-pay-certificates/e2000000-0000-4000-8000-000000000001", nil, http.StatusNoContent},
+		{http.MethodDelete, "/webhook-subscriptions/e3000000-0000-4000-8000-000000000001", nil, http.StatusNoContent},
+		// Error bodies, as its typed errors read them.
+		{http.MethodGet, "/payment-methods/" + missing + "/payment-service-tokens", nil, http.StatusNotFound},
+		{http.MethodGet, "/buyers/payment-methods?buyer_id=not-a-uuid", nil, http.StatusBadRequest},
+		{http.MethodPost, "/reports", map[string]any{"name": "No spec", "schedule": "daily"}, http.StatusBadRequest},
+		{http.MethodDelete, "/checkout/sessions/d1000000-0000-4000-8000-000000000001", nil, http.StatusNotFound},
+	}
+	base, token := namespace(t), adminToken(t)
+	for _, c := range cases {
+		a := call(t, c.method, base+c.path, c.body, "Authorization", "Bearer "+token, "X-Gr4vy-Merchant-Account-Id", "default")
+		if a.status != c.status {
+			t.Errorf("%s %s: %d, want %d: %s", c.method, c.path, a.status, c.status, a.raw)
+			continue
+		}
+		if c.status == http.StatusNoContent {
+			if len(a.raw) != 0 {
+				t.Errorf("%s %s: 204 with a body: %s", c.method, c.path, a.raw)
+			}
+			continue
+		}
+		expectGoTimes(t, a.raw)
+		if c.status >= 400 {
+			var e struct {
+				Type    string           `json:"type"`
+				Code    string           `json:"code"`
+				Status  int              `json:"status"`
+				Message string           `json:"message"`
+				Details []map[string]any `json:"details"`
+			}
+			if err := json.Unmarshal(a.raw, &e); err != nil || e.Type != "error" || e.Status != c.status || e.Code == "" || e.Message == "" || e.Details == nil {
+				t.Errorf("%s %s: an error body Go cannot read as its typed error (%v): %s", c.method, c.path, err, a.raw)
+			}
+		}
 	}
 }
