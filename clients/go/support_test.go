@@ -116,7 +116,7 @@ func privateKey(t *testing.T, file string) *ecdsa.PrivateKey {
 
 // oldGoThumbprint is what Go clients before v1.12.97 computed: coordinates with their leading
 // zero bytes dropped (big.Int.Bytes). A P-521 coordinate fills 521 of its 528 bits, so its first
-// byte is 0 for about one key in two: most keys got a kid the service does not know.
+// byte is 0 for half of all keys, and x or y starts with one for three keys in four.
 func oldGoThumbprint(pub *ecdsa.PublicKey) string {
 	point, _ := pub.ECDH()
 	raw := point.Bytes()
