@@ -27,6 +27,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -351,5 +352,41 @@ func TestEveryOperationDecodesAsGoDecodes(t *testing.T) {
 				t.Errorf("%s %s: an error body Go cannot read as its typed error (%v): %s", c.method, c.path, err, a.raw)
 			}
 		}
+	}
+}
+
+// WithTimeout gives up on a slow answer as net/http's client timeout does: with the slow scenario
+// active for merchant-two (chosen by the header in Go's case), its call times out after 0.5 s of
+// the scenario's 1.5 s, and the default account's next call is served without the delay.
+func TestSlowAnswerPastGoTimeout(t *testing.T) {
+	base, token := namespace(t), adminToken(t)
+	activated := call(t, http.MethodPut, base+"/_sandbox/scenarios/active",
+		map[string]any{"scenarios": []string{"slow"}, "merchant_account_id": "merchant-two"})
+	expectStatus(t, activated, http.StatusOK)
+
+	client := &http.Client{Timeout: 500 * time.Millisecond}
+	get := func(account string) (*http.Response, time.Duration, error) {
+		req, _ := http.NewRequest(http.MethodGet, base+"/card-scheme-definitions", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("X-Gr4vy-Merchant-Account-Id", account)
+		started := time.Now()
+		res, err := client.Do(req)
+		return res, time.Since(started), err
+	}
+	_, took, err := get("merchant-two")
+	var urlErr *url.Error
+	if !errors.As(err, &urlErr) || !urlErr.Timeout() {
+		t.Fatalf("merchant-two's slow call: %v, want a timeout", err)
+	}
+	if took > 1200*time.Millisecond {
+		t.Fatalf("the timeout came after %v", took)
+	}
+	res, took, err := get("default")
+	if err != nil {
+		t.Fatalf("default's call: %v", err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || took >= 1400*time.Millisecond { // not slowed by 1.5 s
+		t.Fatalf("default's call: %d after %v, want 200 without the delay", res.StatusCode, took)
 	}
 }
