@@ -390,3 +390,72 @@ func TestSlowAnswerPastGoTimeout(t *testing.T) {
 		t.Fatalf("default's call: %d after %v, want 200 without the delay", res.StatusCode, took)
 	}
 }
+
+// Every status the reference declares for PUT /buyers/{id} (and a 422 of POST /api-key-pairs)
+// answers a body the Go client reads into its typed error (apierrors.Error400 ... Error504): type
+// "error", the status as a number equal to the HTTP one, a code, a message, details; the 422 its
+// HTTPValidationError (detail: loc, msg, type); 429 with Retry-After, 401 with WWW-Authenticate. Scenarios come through the
+// x-sandbox-scenario header, as the client's per-call headers would send it.
+func TestErrorStatusesReadAsGoTypedErrors(t *testing.T) {
+	base, token := namespace(t), adminToken(t)
+	readOnly := privateKey(t, "read-only.pem")
+	readOnlyToken := mustMint(t, readOnly, thumbprint(&readOnly.PublicKey))
+	buyer := base + "/buyers/" + defaultBuyer
+	rename := map[string]any{"display_name": "Renamed from Go"}
+	cases := []struct {
+		name, method, url string
+		body              any
+		headers           []string
+		status            int
+	}{
+		{"bad body", http.MethodPut, buyer, map[string]any{"display_name": 12}, nil, 400},
+		{"no token", http.MethodPut, buyer, rename, []string{"Authorization", ""}, 401},
+		{"read-only key", http.MethodPut, buyer, rename, []string{"Authorization", "Bearer " + readOnlyToken}, 403},
+		{"unknown buyer", http.MethodPut, base + "/buyers/00000000-0000-4000-8000-00000000dead", rename, nil, 404},
+		{"duplicate-record", http.MethodPut, buyer, rename, []string{"X-Sandbox-Scenario", "duplicate-record"}, 409},
+		{"unknown role", http.MethodPost, base + "/api-key-pairs", map[string]any{"display_name": "Go", "role_ids": []string{"00000000-0000-4000-8000-00000000dead"}}, nil, 422},
+		{"too-early", http.MethodPut, buyer, rename, []string{"X-Sandbox-Scenario", "too-early"}, 425},
+		{"rate-limited", http.MethodPut, buyer, rename, []string{"X-Sandbox-Scenario", "rate-limited"}, 429},
+		{"server-error", http.MethodPut, buyer, rename, []string{"X-Sandbox-Scenario", "server-error"}, 500},
+		{"bad-gateway", http.MethodPut, buyer, rename, []string{"X-Sandbox-Scenario", "bad-gateway"}, 502},
+		{"gateway-timeout", http.MethodPut, buyer, rename, []string{"X-Sandbox-Scenario", "gateway-timeout"}, 504},
+	}
+	for _, c := range cases {
+		headers := append([]string{"Authorization", "Bearer " + token}, c.headers...)
+		a := call(t, c.method, c.url, c.body, headers...)
+		if a.status != c.status {
+			t.Errorf("%s: %d, want %d: %s", c.name, a.status, c.status, a.raw)
+			continue
+		}
+		if c.status == 422 {
+			// HTTPValidationError: detail, a list of {loc, msg, type}.
+			var v struct {
+				Detail []struct {
+					Loc  []any  `json:"loc"`
+					Msg  string `json:"msg"`
+					Type string `json:"type"`
+				} `json:"detail"`
+			}
+			if err := json.Unmarshal(a.raw, &v); err != nil || len(v.Detail) == 0 || v.Detail[0].Msg == "" || v.Detail[0].Type == "" || len(v.Detail[0].Loc) == 0 {
+				t.Errorf("%s: a body Go cannot read as HTTPValidationError (%v): %s", c.name, err, a.raw)
+			}
+			continue
+		}
+		var e struct {
+			Type    string           `json:"type"`
+			Code    string           `json:"code"`
+			Status  int              `json:"status"`
+			Message string           `json:"message"`
+			Details []map[string]any `json:"details"`
+		}
+		if err := json.Unmarshal(a.raw, &e); err != nil || e.Type != "error" || e.Status != c.status || e.Code == "" || e.Message == "" || e.Details == nil {
+			t.Errorf("%s: a body Go cannot read as its typed error (%v): %s", c.name, err, a.raw)
+		}
+		if c.status == 429 && a.header.Get("Retry-After") == "" {
+			t.Errorf("%s: 429 without Retry-After", c.name)
+		}
+		if c.status == 401 && a.header.Get("WWW-Authenticate") == "" {
+			t.Errorf("%s: 401 without WWW-Authenticate", c.name)
+		}
+	}
+}
