@@ -34,6 +34,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -156,7 +157,8 @@ func keyWithLeadingZero(t *testing.T) *ecdsa.PrivateKey {
 }
 
 // A delivery is signed so that the Go client's check accepts it: the hex HMAC-SHA256 of
-// "<timestamp as parsed and re-formatted>.<raw body>". A tampered body fails the same check.
+// "<timestamp as parsed and re-formatted>.<raw body>". A tampered body or timestamp, or another
+// secret, fails the same check.
 func TestWebhookDeliveryPassesGoCheck(t *testing.T) {
 	base := namespace(t)
 	type delivery struct {
@@ -207,6 +209,9 @@ func TestWebhookDeliveryPassesGoCheck(t *testing.T) {
 	}
 	if verifyWebhook("not-the-secret", got.body, got.signature, got.timestamp) == nil {
 		t.Fatal("another secret accepted")
+	}
+	if later, err := strconv.ParseInt(got.timestamp, 10, 64); err != nil || verifyWebhook(secret, got.body, got.signature, strconv.FormatInt(later+1, 10)) == nil {
+		t.Fatalf("a tampered timestamp accepted (timestamp %q)", got.timestamp)
 	}
 }
 
