@@ -1,7 +1,8 @@
 // Key handling for API key pairs: PEM parsing, RFC 7638 thumbprints and key generation, all through
 // node:crypto and jose (no hand-rolled crypto).
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK } from 'jose';
+import { LRUCache } from 'lru-cache';
 
 export type KeyAlgorithm = 'ECDSA' | 'RSA';
 
@@ -59,6 +60,41 @@ export function publicKeyPemOf(privateKeyPem: string): string {
 export async function thumbprintOf(publicKey: KeyObject | string): Promise<string> {
   const key = typeof publicKey === 'string' ? parsePublicKey(publicKey) : publicKey;
   return calculateJwkThumbprint(await exportJWK(key), 'sha256');
+}
+
+const stripped = new LRUCache<string, { kid: string | null }>({ max: 10_000 });
+
+/**
+ * The kid of an ECDSA public key computed by a client that drops the leading zero bytes of x or y
+ * (gr4vy-go before v1.12.97; about half of all P-521 keys have one), or null when neither starts
+ * with a zero byte. Never accepted (RFC 7638 keeps the full 66 bytes): recognised only so the 401
+ * can say what went wrong. Cached per PEM: it is asked for on every unknown kid.
+ */
+export function strippedCoordinateThumbprint(publicKeyPem: string): string | null {
+  const cached = stripped.get(publicKeyPem);
+  if (cached) return cached.kid;
+  let jwk: { crv?: string; kty?: string; x?: string; y?: string };
+  try {
+    jwk = parsePublicKey(publicKeyPem).export({ format: 'jwk' });
+  } catch {
+    return null; // not a key at all: no kid could have come from it
+  }
+  if (jwk.x === undefined || jwk.y === undefined) return null;
+  const strip = (coordinate: string) => {
+    const bytes = Buffer.from(coordinate, 'base64url');
+    const first = bytes.findIndex((b) => b !== 0);
+    return bytes.subarray(first === -1 ? bytes.length : first).toString('base64url');
+  };
+  const x = strip(jwk.x);
+  const y = strip(jwk.y);
+  const kid =
+    x === jwk.x && y === jwk.y
+      ? null
+      : createHash('sha256')
+          .update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x, y }))
+          .digest('base64url');
+  stripped.set(publicKeyPem, { kid });
+  return kid;
 }
 
 /** Generates a fresh pair: ECDSA on P-521 or 2048-bit RSA; the private key as PKCS#8 PEM. */
