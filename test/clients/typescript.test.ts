@@ -22,13 +22,12 @@
 //   DELETE /webhook-subscriptions/{id}.
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type Gr4vy, getToken, withToken } from '@gr4vy/sdk';
 import * as errors from '@gr4vy/sdk/models/errors/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WELL_KNOWN } from '../../fixtures/well-known.js';
 import type { RunningCli } from '../cli/support/cli.js';
+import { Receiver } from '../webhooks/receiver.js';
 import { startClientSandbox } from './support.js';
 import { sandboxClient, verifyDelivery } from './typescript/sandbox-client.js';
 import { recordingHttpClient, unexpectedlyDropped } from './typescript/strict.js';
@@ -343,44 +342,20 @@ describe("tokens minted by the client's helper", () => {
   });
 });
 
-interface Delivery {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
 describe("the client's webhook check", () => {
-  let receiver: Server;
-  const deliveries: Delivery[] = [];
-  const waiting: Array<() => void> = [];
+  let receiver: Receiver;
   beforeAll(async () => {
-    receiver = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d) => (body += d));
-      req.on('end', () => {
-        deliveries.push({ headers: req.headers, body });
-        res.end();
-        for (const wake of waiting.splice(0)) wake();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiver = await Receiver.start();
   });
   afterAll(() => receiver?.close());
 
-  async function delivered(name: string): Promise<Delivery> {
-    for (;;) {
-      const found = deliveries.find((d) => JSON.parse(d.body).name === name);
-      if (found) return found;
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    }
-  }
-
   it('accepts a real delivery and refuses a tampered body, signature or secret', async () => {
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-    const subscription = await (await control('webhooks', 'POST', '/records/webhook_subscriptions', { url })).json();
+    const subscription = await (await control('webhooks', 'POST', '/records/webhook_subscriptions', { url: receiver.url })).json();
+    receiver.trust(subscription.secret);
     await sandboxClient(nsUrl('webhooks')).buyers.update({ displayName: 'Hooked' }, JANE);
-    const delivery = await delivered('buyer.updated');
+    const [delivery] = await receiver.waitFor(1, 'buyer.updated');
     const headers = new Headers(delivery.headers as Record<string, string>);
-    expect(JSON.parse(delivery.body).target).toMatchObject({ id: JANE, display_name: 'Hooked' });
+    expect(delivery.event.target).toMatchObject({ id: JANE, display_name: 'Hooked' });
 
     expect(() => verifyDelivery(delivery.body, headers, subscription.secret)).not.toThrow();
     expect(() => verifyDelivery(delivery.body.replace('Hooked', 'Hacked'), headers, subscription.secret)).toThrow('No matching signature found');

@@ -1,5 +1,5 @@
-// The lines docs/sdk.md shows for TypeScript (between snippet-start and snippet-end, checked word
-// for word by test/docs/sdk-snippets.test.ts): the official client pointed at the sandbox, its
+// The lines docs/sdk.md shows for TypeScript (the region between the two marker comments below,
+// checked line for line by test/docs/sdk-snippets.test.ts): the official client pointed at the sandbox, its
 // token helper, its merchant account option and its webhook check, as the suite runs them.
 import { readFileSync } from 'node:fs';
 import { Gr4vy, type SDKOptions, verifyWebhook, withToken } from '@gr4vy/sdk';
