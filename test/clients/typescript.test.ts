@@ -245,6 +245,23 @@ describe('typed errors for every status each operation declares, driven by Prefe
   }
 });
 
+describe('a scenario activated for the namespace (for code that cannot add headers)', () => {
+  it('rate-limited for merchant-two: two typed 429s with Retry-After, then answers; default untouched', async () => {
+    await control('activated', 'PUT', '/scenarios/active', { scenarios: ['rate-limited'], merchant_account_id: 'merchant-two' });
+    const two = sandboxClient(nsUrl('activated'), { merchantAccountId: 'merchant-two', retryConfig: { strategy: 'none' } });
+    for (let i = 0; i < 2; i++) {
+      const error = await two.giftCards.list({ limit: 1 }).catch((e: unknown) => e); // a list that declares 429
+      expect(error).toBeInstanceOf(errors.Error429);
+      expect((error as errors.Error429).headers.get('retry-after')).toBe('1');
+      expect((error as errors.Error429).headers.get('x-sandbox-scenario')).toBe('rate-limited');
+      expect(error).toMatchObject({ code: 'too_many_requests', status: 429 });
+    }
+    expect((await two.giftCards.list({ limit: 1 })).result.items[0].merchantAccountId).toBe('merchant-two');
+    const untouched = sandboxClient(nsUrl('activated'), { retryConfig: { strategy: 'none' } });
+    expect((await untouched.giftCards.list({ limit: 1 })).result.items[0].merchantAccountId).toBe('default');
+  });
+});
+
 describe('retries and timeouts', () => {
   it('a GET that fails once with a 5xx is retried and succeeds', async () => {
     await control('retry', 'POST', '/scenarios', {
