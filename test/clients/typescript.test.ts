@@ -336,6 +336,17 @@ describe("tokens minted by the client's helper", () => {
     expect((error as errors.Error401).headers.get('www-authenticate')).toMatch(/^Bearer/);
   });
 
+  it('the read-only key: reads answer, a write is a typed 403 naming the missing scope', async () => {
+    const readOnly = sandboxClient(nsUrl('tokens'), { bearerAuth: withToken({ privateKey: readFileSync('fixtures/keys/read-only.pem', 'utf8') }) });
+    await expect(readOnly.cardSchemeDefinitions.list()).resolves.toMatchObject({ items: expect.any(Array) });
+    const error = await readOnly.buyers.update({ displayName: 'x' }, JANE).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(errors.Error403);
+    expect(error).toMatchObject({ status: 403, code: 'forbidden' });
+    expect((error as errors.Error403).message).toContain('buyers.write');
+    const stored = await (await control('tokens', 'GET', `/records/buyers/${JANE}`)).json();
+    expect(stored.display_name).not.toBe('x');
+  });
+
   it('a key whose coordinate starts with a zero byte: registered, then its withToken tokens are accepted', async () => {
     const { privateKey, publicKey } = keyWithZeroLeadingCoordinate();
     const privatePem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
