@@ -20,7 +20,6 @@
 //   POST /transactions/{id}/session, DELETE /anti-fraud-services/{id}, DELETE /apple-pay-certificates/{id},
 //   GET /connections, GET /flows/{flow}, GET /vault-forward/configs/{id}/authentications,
 //   DELETE /webhook-subscriptions/{id}.
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { type Gr4vy, getToken, withToken } from '@gr4vy/sdk';
 import * as errors from '@gr4vy/sdk/models/errors/index.js';
@@ -29,15 +28,22 @@ import { WELL_KNOWN } from '../../fixtures/well-known.js';
 import type { RunningCli } from '../cli/support/cli.js';
 import { Receiver } from '../webhooks/receiver.js';
 import { startClientSandbox } from './support.js';
+import {
+  ADMIN_ROLE,
+  CALLS,
+  CARD,
+  CHECKOUT_SESSION,
+  DECLARED,
+  ERROR_CLASS,
+  EVERY,
+  INFRASTRUCTURE,
+  JANE,
+  keyWithZeroLeadingCoordinate,
+  NETWORK_TOKEN,
+  SUCCEEDED_EXECUTION,
+} from './typescript/calls.js';
 import { sandboxClient, verifyDelivery } from './typescript/sandbox-client.js';
 import { recordingHttpClient, unexpectedlyDropped } from './typescript/strict.js';
-
-const JANE = 'b0000000-0000-4000-8000-000000000001';
-const CARD = 'c0000000-0000-4000-8000-000000000001';
-const NETWORK_TOKEN = 'c3000000-0000-4000-8000-000000000001';
-const CHECKOUT_SESSION = 'd1000000-0000-4000-8000-000000000001';
-const SUCCEEDED_EXECUTION = 'f6000000-0000-4000-8000-000000000004';
-const ADMIN_ROLE = WELL_KNOWN.roles.admin.id;
 
 let sandbox: RunningCli;
 beforeAll(async () => {
@@ -166,49 +172,6 @@ describe('every operation the client has, parsed strictly', () => {
   });
 });
 
-/** Each covered operation, called so that it succeeds; a `headers` option steers the sandbox. */
-const CALLS: Record<string, (c: Gr4vy, headers: Record<string, string>) => Promise<unknown>> = {
-  updateBuyer: (c, headers) => c.buyers.update({ displayName: 'x' }, JANE, undefined, { headers }),
-  listBuyerPaymentMethods: (c, headers) => c.buyers.paymentMethods.list({ buyerId: JANE }, { headers }),
-  listGiftCards: async (c, headers) => (await c.giftCards.list({ limit: 1 }, { headers })).result,
-  listPaymentServiceTokens: (c, headers) => c.paymentMethods.paymentServiceTokens.list(CARD, undefined, undefined, { headers }),
-  createNetworkTokenCryptogram: (c, headers) =>
-    c.paymentMethods.networkTokens.cryptogram.create({ merchantInitiated: true }, CARD, NETWORK_TOKEN, undefined, { headers }),
-  createGooglePaySession: (c, headers) => c.digitalWallets.sessions.googlePay({ originDomain: 'shop.example.com' }, undefined, { headers }),
-  createClickToPaySession: (c, headers) => c.digitalWallets.sessions.clickToPay({ checkoutSessionId: CHECKOUT_SESSION }, { headers }),
-  deleteCheckoutSession: (c, headers) => c.checkoutSessions.delete(CHECKOUT_SESSION, undefined, { headers }),
-  listCardSchemeDefinitions: (c, headers) => c.cardSchemeDefinitions.list(undefined, { headers }),
-  createReport: (c, headers) =>
-    c.reports.create({ name: 'r', schedule: 'once', scheduleEnabled: false, spec: { model: 'transactions', params: {} } }, undefined, { headers }),
-  getReportExecution: (c, headers) => c.reports.executions.get(SUCCEEDED_EXECUTION, undefined, { headers }),
-};
-
-/** The statuses openapi.json declares per covered operation (the reference's lists), plus 429 and 5xx, which any operation may meet. */
-const DECLARED: Record<string, number[]> = {
-  createNetworkTokenCryptogram: [400, 401, 403, 404],
-  createGooglePaySession: [400, 401, 403, 404],
-  deleteCheckoutSession: [400, 401, 403, 404],
-  listCardSchemeDefinitions: [400, 401, 403],
-};
-const EVERY = [400, 401, 403, 404, 405, 409, 422, 425, 429, 500, 502, 504];
-const INFRASTRUCTURE = [429, 500, 502, 503, 504];
-
-/** The client's error class for a status (Gr4vyError for a status it has no class for). */
-const ERROR_CLASS: Record<number, new (...args: never[]) => Error> = {
-  400: errors.Error400,
-  401: errors.Error401,
-  403: errors.Error403,
-  404: errors.Error404,
-  405: errors.Error405,
-  409: errors.Error409,
-  422: errors.HTTPValidationError,
-  425: errors.Error425,
-  429: errors.Error429,
-  500: errors.Error500,
-  502: errors.Error502,
-  504: errors.Error504,
-};
-
 describe('typed errors for every status each operation declares, driven by Prefer: code=', () => {
   let gr4vy: Gr4vy;
   beforeAll(() => {
@@ -306,17 +269,6 @@ describe('the merchant account option', () => {
     expect((error as errors.Error403).message).toMatch(/nowhere.*x-gr4vy-merchant-account-id|x-gr4vy-merchant-account-id.*nowhere/);
   });
 });
-
-/** P-521 keys until one whose x or y coordinate starts with a zero byte (about every other key). */
-function keyWithZeroLeadingCoordinate(): { privateKey: KeyObject; publicKey: KeyObject } {
-  for (;;) {
-    const pair = generateKeyPairSync('ec', { namedCurve: 'P-521' });
-    const jwk = pair.publicKey.export({ format: 'jwk' });
-    const x = Buffer.from(jwk.x as string, 'base64url');
-    const y = Buffer.from(jwk.y as string, 'base64url');
-    if (x.length === 66 && y.length === 66 && (x[0] === 0 || y[0] === 0)) return pair;
-  }
-}
 
 describe("tokens minted by the client's helper", () => {
   it('withToken and getToken sign with the fixtures key; the sandbox accepts them and refuses the inactive key', async () => {
