@@ -62,39 +62,46 @@ export async function thumbprintOf(publicKey: KeyObject | string): Promise<strin
   return calculateJwkThumbprint(await exportJWK(key), 'sha256');
 }
 
-const stripped = new LRUCache<string, { kid: string | null }>({ max: 10_000 });
+const misread = new LRUCache<string, { kids: string[] }>({ max: 10_000 });
+
+/** A coordinate as a client that lost leading zero bytes sends it: all dropped (gr4vy-go before v1.12.97), or one put back (gr4vy-php). */
+function misreadCoordinates(coordinate: string): string[] {
+  const bytes = Buffer.from(coordinate, 'base64url');
+  const first = bytes.findIndex((b) => b !== 0);
+  if (first <= 0) return [];
+  const dropped = bytes.subarray(first);
+  const onePutBack = Buffer.concat([Buffer.alloc(1), dropped]);
+  return [...new Set([dropped, onePutBack].filter((b) => b.length < bytes.length).map((b) => b.toString('base64url')))];
+}
 
 /**
- * The kid of an ECDSA public key computed by a client that drops the leading zero bytes of x or y
- * (gr4vy-go before v1.12.97; about half of all P-521 keys have one), or null when neither starts
- * with a zero byte. Never accepted (RFC 7638 keeps the full 66 bytes): recognised only so the 401
- * can say what went wrong. Cached per PEM: it is asked for on every unknown kid.
+ * The kids a client computes for an ECDSA public key when it loses leading zero bytes of x or y
+ * (about half of all P-521 keys have one, one in 500 two): never accepted (RFC 7638 keeps all 66
+ * bytes), recognised only so that the 401 can say what went wrong. Cached per PEM: asked for on
+ * every unknown kid.
  */
-export function strippedCoordinateThumbprint(publicKeyPem: string): string | null {
-  const cached = stripped.get(publicKeyPem);
-  if (cached) return cached.kid;
+export function misreadThumbprints(publicKeyPem: string): string[] {
+  const cached = misread.get(publicKeyPem);
+  if (cached) return cached.kids;
   let jwk: { crv?: string; kty?: string; x?: string; y?: string };
   try {
     jwk = parsePublicKey(publicKeyPem).export({ format: 'jwk' });
   } catch {
-    return null; // not a key at all: no kid could have come from it
+    return []; // not a key at all: no kid could have come from it
   }
-  if (jwk.x === undefined || jwk.y === undefined) return null;
-  const strip = (coordinate: string) => {
-    const bytes = Buffer.from(coordinate, 'base64url');
-    const first = bytes.findIndex((b) => b !== 0);
-    return bytes.subarray(first === -1 ? bytes.length : first).toString('base64url');
-  };
-  const x = strip(jwk.x);
-  const y = strip(jwk.y);
-  const kid =
-    x === jwk.x && y === jwk.y
-      ? null
-      : createHash('sha256')
-          .update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x, y }))
-          .digest('base64url');
-  stripped.set(publicKeyPem, { kid });
-  return kid;
+  const { crv, kty, x, y } = jwk;
+  const kids: string[] = [];
+  if (x !== undefined && y !== undefined) {
+    const xs = [x, ...misreadCoordinates(x)];
+    const ys = [y, ...misreadCoordinates(y)];
+    for (const mx of xs)
+      for (const my of ys) {
+        if (mx === x && my === y) continue;
+        kids.push(createHash('sha256').update(JSON.stringify({ crv, kty, x: mx, y: my })).digest('base64url'));
+      }
+  }
+  misread.set(publicKeyPem, { kids });
+  return kids;
 }
 
 /** Generates a fresh pair: ECDSA on P-521 or 2048-bit RSA; the private key as PKCS#8 PEM. */

@@ -7,7 +7,7 @@ import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors/api-error.js';
 import type { ApiKeyPairRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import { jwsAlgorithmOf, strippedCoordinateThumbprint } from './key-material.js';
+import { jwsAlgorithmOf, misreadThumbprints } from './key-material.js';
 
 export const CLOCK_SKEW_SECONDS = 30;
 
@@ -146,13 +146,14 @@ function headerOf(token: string): { alg: string; kid: string } {
   return { alg, kid: header.kid };
 }
 
-/** An unknown kid; one computed from a pair's key without the coordinates' leading zero bytes is named as such. */
+/** An unknown kid; one computed from a pair's key with leading zero bytes of a coordinate lost is named as such. */
 function unknownKidMessage(kid: string, store: Store): string {
-  const near = store.collections.api_key_pairs.find((p) => p.algorithm === 'ECDSA' && strippedCoordinateThumbprint(p.public_key) === kid);
+  const near = store.collections.api_key_pairs.find((p) => p.algorithm === 'ECDSA' && misreadThumbprints(p.public_key).includes(kid));
   if (!near) return `No API key pair has the thumbprint '${kid.slice(0, 100)}' (the token kid).`;
   return (
-    `The token kid '${kid}' is the thumbprint of API key pair ${near.id}'s key computed without the leading zero bytes of its x or y coordinate; ` +
-    `RFC 7638 keeps them (every coordinate is 66 bytes), so its kid is '${near.thumbprint}'. gr4vy-go before v1.12.97 drops them: upgrade the client.`
+    `The token kid '${kid}' is the thumbprint of API key pair ${near.id}'s key computed without leading zero bytes of its x or y coordinate; ` +
+    `RFC 7638 keeps them (every coordinate is 66 bytes), so its kid is '${near.thumbprint}'. ` +
+    'gr4vy-go before v1.12.97 drops them and gr4vy-php puts back only one: upgrade the client, or use a key whose coordinates start with at most one zero byte.'
   );
 }
 

@@ -3,7 +3,7 @@
 // real service refuses stays refused. Raw requests wherever a client library would normalise what
 // is sent (header letter case, Java's h2c upgrade offer); tokens minted as each client mints them.
 // docs/sdk.md ("What each client sends") gives the decisions.
-import { createHash, createHmac, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WELL_KNOWN } from '../../fixtures/well-known.js';
@@ -166,6 +166,20 @@ const thumbprint = (x: Buffer, y: Buffer) =>
     .update(JSON.stringify({ crv: 'P-521', kty: 'EC', x: x.toString('base64url'), y: y.toString('base64url') }))
     .digest('base64url');
 
+const misreadMessage = (kid: string, pair: { id: string; thumbprint: string }) =>
+  `The token kid '${kid}' is the thumbprint of API key pair ${pair.id}'s key computed without leading zero bytes of its x or y coordinate; ` +
+  `RFC 7638 keeps them (every coordinate is 66 bytes), so its kid is '${pair.thumbprint}'. ` +
+  'gr4vy-go before v1.12.97 drops them and gr4vy-php puts back only one: upgrade the client, or use a key whose coordinates start with at most one zero byte.';
+
+/** A public key whose x starts with two zero bytes (about one key in 500; y starts with none). */
+const TWO_ZERO_BYTES_X = `-----BEGIN PUBLIC KEY-----
+MIGbMBAGByqGSM49AgEGBSuBBAAjA4GGAAQAABGWhF6Zni7OaP/jBu5Y48CwxF1b
+2lET7yp3GUPXx4ikD9pEITvszw6VfXFbu2lzV7unQONebz9tVZh4bfCghRwBp1l6
+awenzE7oUHRiHW+7uk48oehhFNfjsMwf8BpGdXWMHg4rWlH3179jyHog3VB3SNsh
+4XV5VB7UrHDIM3iTyt0=
+-----END PUBLIC KEY-----
+`;
+
 describe('the token kid: the RFC 7638 thumbprint of the P-521 key, leading zero bytes kept', () => {
   it('accepts the full thumbprint; the kid of a client that drops the zero bytes (old Go) is a 401 naming the right one', async () => {
     const { privateKey, publicPem, x, y } = keyWithZeroLeadingX();
@@ -186,12 +200,34 @@ describe('the token kid: the RFC 7638 thumbprint of the P-521 key, leading zero 
     expect(oldGoKid).not.toBe(pair.thumbprint);
     const refused = await schemes(await sign(oldGoKid), 'kids');
     expect(refused.status).toBe(401);
-    expect(refused.body.message).toBe(
-      `The token kid '${oldGoKid}' is the thumbprint of API key pair ${pair.id}'s key computed without the leading zero bytes of its x or y coordinate; ` +
-        `RFC 7638 keeps them (every coordinate is 66 bytes), so its kid is '${pair.thumbprint}'. gr4vy-go before v1.12.97 drops them: upgrade the client.`,
-    );
+    expect(refused.body.message).toBe(misreadMessage(oldGoKid, pair));
     const unknown = await schemes(await sign('not-a-thumbprint'), 'kids');
     expect(unknown.body.message).toBe("No API key pair has the thumbprint 'not-a-thumbprint' (the token kid).");
+  });
+
+  it("PHP's kid for a coordinate with two leading zero bytes (one put back) is the same 401", async () => {
+    const registered = await fetch(`${sandbox.url}/ns/kids/api-key-pairs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ display_name: 'two zero bytes', role_ids: [WELL_KNOWN.roles.admin.id], public_key: TWO_ZERO_BYTES_X }),
+    });
+    expect(registered.status).toBe(201);
+    const pair = await registered.json();
+    const jwk = createPublicKey(TWO_ZERO_BYTES_X).export({ format: 'jwk' });
+    const x = Buffer.from(jwk.x as string, 'base64url');
+    const y = Buffer.from(jwk.y as string, 'base64url');
+    expect([x.length, x[0], x[1], y[0] !== 0]).toEqual([66, 0, 0, true]);
+    expect(pair.thumbprint).toBe(thumbprint(x, y));
+    const phpKid = thumbprint(x.subarray(1), y); // 65 bytes: PHP pads one zero byte back, not two
+    // The kid is looked up before the signature is checked: any ES512 signature shows the answer.
+    const signed = await new SignJWT({ scopes: ['*.read'] })
+      .setProtectedHeader({ alg: 'ES512', kid: phpKid })
+      .setIssuedAt()
+      .setExpirationTime('30s')
+      .sign(createPrivateKey(keyPem('admin')));
+    const refused = await schemes(signed, 'kids');
+    expect(refused.status).toBe(401);
+    expect(refused.body.message).toBe(misreadMessage(phpKid, pair));
   });
 });
 
