@@ -179,7 +179,7 @@ describe('typed errors for every status each operation declares, driven by Prefe
   });
   for (const [operationId, run] of Object.entries(CALLS)) {
     const statuses = [...new Set([...(DECLARED[operationId] ?? EVERY), ...INFRASTRUCTURE])];
-    it(`${operationId}: ${statuses.join(', ')}`, async () => {
+    it(`${operationId}: ${statuses.join(', ')}`, { timeout: 60_000 }, async () => {
       for (const status of statuses) {
         const error = await run(gr4vy, { prefer: `code=${status}` }).then(
           () => null,
