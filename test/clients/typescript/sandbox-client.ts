@@ -1,10 +1,10 @@
 // The lines docs/sdk.md shows for TypeScript (the region between the two marker comments below,
 // checked line for line by test/docs/sdk-snippets.test.ts): the official client pointed at the sandbox, its
 // token helper, its merchant account option and its webhook check, as the suite runs them.
+// snippet-start
 import { readFileSync } from 'node:fs';
 import { Gr4vy, type SDKOptions, verifyWebhook, withToken } from '@gr4vy/sdk';
 
-// snippet-start
 /** `serverURL`: http://127.0.0.1:4010, or http://127.0.0.1:4010/ns/<name> for a namespace of your own. */
 export function sandboxClient(serverURL: string, options: SDKOptions = {}): Gr4vy {
   return new Gr4vy({
