@@ -225,6 +225,14 @@ describe('a scenario activated for the namespace (for code that cannot add heade
   });
 });
 
+const LOST_REPORT = {
+  name: 'lost-report',
+  description: 'The first report is made, its answer lost.',
+  operations: ['createReport'],
+  times: 1,
+  lose_answer: { status: 504 },
+};
+
 describe('retries and timeouts', () => {
   it('a GET that fails once with a 5xx is retried and succeeds', async () => {
     await control('retry', 'POST', '/scenarios', {
@@ -239,6 +247,28 @@ describe('retries and timeouts', () => {
     expect(schemes.items.length).toBeGreaterThan(0);
     const journal = await (await control('retry', 'GET', '/requests?operation_id=listCardSchemeDefinitions&view=summary')).json();
     expect(journal.items.map((r: { status: number }) => r.status)).toEqual([200, 502]); // newest first
+  });
+
+  it('a write is not retried by default: a lost answer is a typed 504 and one report; a client retryConfig retries writes too', async () => {
+    await control('lost', 'POST', '/scenarios', LOST_REPORT);
+    const report = { name: 'lost once', schedule: 'once' as const, scheduleEnabled: false, spec: { model: 'transactions' as const, params: {} } };
+    const headers = { 'x-sandbox-scenario': 'lost-report' };
+    const reportsNamed = async (name: string) =>
+      ((await (await control('lost', 'GET', '/records/reports?limit=1000')).json()).items as Array<{ id: string; name: string }>).filter(
+        (r) => r.name === name,
+      );
+
+    await expect(sandboxClient(nsUrl('lost')).reports.create(report, undefined, { headers })).rejects.toBeInstanceOf(errors.Error504);
+    expect(await reportsNamed('lost once')).toHaveLength(1); // made, its answer lost, not sent again
+
+    await control('lost', 'POST', '/scenarios', { ...LOST_REPORT, name: 'lost-report-again' }); // counters of its own
+    const retrying = sandboxClient(nsUrl('lost'), {
+      retryConfig: { strategy: 'backoff', backoff: { initialInterval: 50, maxInterval: 50, exponent: 1, maxElapsedTime: 2_000 } },
+    });
+    const made = await retrying.reports.create({ ...report, name: 'lost then retried' }, undefined, { headers: { 'x-sandbox-scenario': 'lost-report-again' } });
+    const both = await reportsNamed('lost then retried');
+    expect(both).toHaveLength(2); // the lost one and the retry's: the trap a lost answer sets for a retried write
+    expect(both.map((r) => r.id)).toContain(made.id);
   });
 
   it('a call slower than the client timeout fails with RequestTimeoutError', async () => {
