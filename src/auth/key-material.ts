@@ -97,7 +97,11 @@ export function misreadThumbprints(publicKeyPem: string): string[] {
     for (const mx of xs)
       for (const my of ys) {
         if (mx === x && my === y) continue;
-        kids.push(createHash('sha256').update(JSON.stringify({ crv, kty, x: mx, y: my })).digest('base64url'));
+        kids.push(
+          createHash('sha256')
+            .update(JSON.stringify({ crv, kty, x: mx, y: my }))
+            .digest('base64url'),
+        );
       }
   }
   misread.set(publicKeyPem, { kids });
