@@ -35,13 +35,22 @@ export class RawConnection {
     return this.answer();
   }
 
-  private async answer(): Promise<RawAnswer> {
+  /** Waits on arrivals (no polling); `timeoutMs` only bounds how long a hung server takes to fail the test, with what it sent so far. */
+  private async answer(timeoutMs = 15_000): Promise<RawAnswer> {
+    const deadline = Date.now() + timeoutMs;
     for (;;) {
       const parsed = this.parse();
       if (parsed) return parsed;
       if (this.closed) throw new Error(`connection closed before a whole answer: ${JSON.stringify(this.buffer.toString())}`);
+      const left = deadline - Date.now();
+      if (left <= 0)
+        throw new Error(`no whole answer within ${timeoutMs} ms (a server waiting on an upgrade hangs so); got ${JSON.stringify(this.buffer.toString())}`);
       await new Promise<void>((resolve) => {
-        this.waiting = resolve;
+        const guard = setTimeout(resolve, left);
+        this.waiting = () => {
+          clearTimeout(guard);
+          resolve();
+        };
       });
       this.waiting = null;
     }
