@@ -76,7 +76,8 @@ function misreadCoordinates(coordinate: string): string[] {
 
 /**
  * The kids a client computes for an ECDSA public key when it loses leading zero bytes of x or y
- * (about half of all P-521 keys have one, one in 500 two): never accepted (RFC 7638 keeps all 66
+ * (a coordinate starts with one about every other time, with two one time in 512: three keys in four
+ * have one in x or y, one in 256 two): never accepted (RFC 7638 keeps all 66
  * bytes), recognised only so that the 401 can say what went wrong. Cached per PEM: asked for on
  * every unknown kid.
  */

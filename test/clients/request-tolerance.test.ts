@@ -149,7 +149,7 @@ describe('tokens as the other clients mint them', () => {
   });
 });
 
-/** P-521 keys until one whose x coordinate starts with a zero byte (every other key or so). */
+/** P-521 keys until one whose x coordinate starts with a zero byte (about every other key). */
 function keyWithZeroLeadingX(): { privateKey: KeyObject; publicPem: string; x: Buffer; y: Buffer } {
   for (;;) {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-521' });
@@ -171,7 +171,7 @@ const misreadMessage = (kid: string, pair: { id: string; thumbprint: string }) =
   `RFC 7638 keeps them (every coordinate is 66 bytes), so its kid is '${pair.thumbprint}'. ` +
   'gr4vy-go before v1.12.97 drops them and gr4vy-php puts back only one: upgrade the client, or use a key whose coordinates start with at most one zero byte.';
 
-/** A public key whose x starts with two zero bytes (about one key in 500; y starts with none). */
+/** A public key whose x starts with two zero bytes (one coordinate in 512; y starts with none). */
 const TWO_ZERO_BYTES_X = `-----BEGIN PUBLIC KEY-----
 MIGbMBAGByqGSM49AgEGBSuBBAAjA4GGAAQAABGWhF6Zni7OaP/jBu5Y48CwxF1b
 2lET7yp3GUPXx4ikD9pEITvszw6VfXFbu2lzV7unQONebz9tVZh4bfCghRwBp1l6

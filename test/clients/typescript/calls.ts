@@ -55,7 +55,7 @@ export const ERROR_CLASS: Record<number, new (...args: never[]) => Error> = {
   504: errors.Error504,
 };
 
-/** P-521 keys until one whose x or y coordinate starts with a zero byte (about every other key). */
+/** P-521 keys until one whose x or y coordinate starts with a zero byte (three keys in four). */
 export function keyWithZeroLeadingCoordinate(): { privateKey: KeyObject; publicKey: KeyObject } {
   for (;;) {
     const pair = generateKeyPairSync('ec', { namedCurve: 'P-521' });
