@@ -13,8 +13,9 @@ function clockBody(clock: Clock) {
   return { now: new Date(now).toISOString(), frozen: clock.snapshot().mode === 'frozen', offset_ms: now - wall, wall_clock: new Date(wall).toISOString() };
 }
 
+/** No offset means UTC (Python's naive isoformat()), never the machine's zone; fraction digits past 3 are dropped. */
 function instant(value: string): number {
-  const ms = Date.parse(value);
+  const ms = Date.parse(/([Zz]|[+-]\d{2}:\d{2})$/.test(value) ? value : `${value}Z`);
   if (Number.isNaN(ms)) {
     throw ApiError.badRequest(`now '${value.slice(0, 60)}' is not an instant the sandbox can use; send RFC 3339, e.g. 2026-11-22T10:00:00Z.`, [
       { location: 'body', pointer: '/now', type: 'date_time', message: 'Use an RFC 3339 date-time.' },

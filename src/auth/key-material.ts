@@ -1,7 +1,8 @@
 // Key handling for API key pairs: PEM parsing, RFC 7638 thumbprints and key generation, all through
 // node:crypto and jose (no hand-rolled crypto).
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK } from 'jose';
+import { LRUCache } from 'lru-cache';
 
 export type KeyAlgorithm = 'ECDSA' | 'RSA';
 
@@ -59,6 +60,53 @@ export function publicKeyPemOf(privateKeyPem: string): string {
 export async function thumbprintOf(publicKey: KeyObject | string): Promise<string> {
   const key = typeof publicKey === 'string' ? parsePublicKey(publicKey) : publicKey;
   return calculateJwkThumbprint(await exportJWK(key), 'sha256');
+}
+
+const misread = new LRUCache<string, { kids: string[] }>({ max: 10_000 });
+
+/** A coordinate as a client that lost leading zero bytes sends it: all dropped (gr4vy-go before v1.12.97), or one put back (gr4vy-php). */
+function misreadCoordinates(coordinate: string): string[] {
+  const bytes = Buffer.from(coordinate, 'base64url');
+  const first = bytes.findIndex((b) => b !== 0);
+  if (first <= 0) return [];
+  const dropped = bytes.subarray(first);
+  const onePutBack = Buffer.concat([Buffer.alloc(1), dropped]);
+  return [...new Set([dropped, onePutBack].filter((b) => b.length < bytes.length).map((b) => b.toString('base64url')))];
+}
+
+/**
+ * The kids a client computes for an ECDSA public key when it loses leading zero bytes of x or y
+ * (a coordinate starts with one about every other time, with two one time in 512: three keys in four
+ * have one in x or y, one in 256 two): never accepted (RFC 7638 keeps all 66
+ * bytes), recognised only so that the 401 can say what went wrong. Cached per PEM: asked for on
+ * every unknown kid.
+ */
+export function misreadThumbprints(publicKeyPem: string): string[] {
+  const cached = misread.get(publicKeyPem);
+  if (cached) return cached.kids;
+  let jwk: { crv?: string; kty?: string; x?: string; y?: string };
+  try {
+    jwk = parsePublicKey(publicKeyPem).export({ format: 'jwk' });
+  } catch {
+    return []; // not a key at all: no kid could have come from it
+  }
+  const { crv, kty, x, y } = jwk;
+  const kids: string[] = [];
+  if (x !== undefined && y !== undefined) {
+    const xs = [x, ...misreadCoordinates(x)];
+    const ys = [y, ...misreadCoordinates(y)];
+    for (const mx of xs)
+      for (const my of ys) {
+        if (mx === x && my === y) continue;
+        kids.push(
+          createHash('sha256')
+            .update(JSON.stringify({ crv, kty, x: mx, y: my }))
+            .digest('base64url'),
+        );
+      }
+  }
+  misread.set(publicKeyPem, { kids });
+  return kids;
 }
 
 /** Generates a fresh pair: ECDSA on P-521 or 2048-bit RSA; the private key as PKCS#8 PEM. */

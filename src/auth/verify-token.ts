@@ -7,7 +7,7 @@ import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors/api-error.js';
 import type { ApiKeyPairRecord } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import { jwsAlgorithmOf } from './key-material.js';
+import { jwsAlgorithmOf, misreadThumbprints } from './key-material.js';
 
 export const CLOCK_SKEW_SECONDS = 30;
 
@@ -116,7 +116,9 @@ function checkTimes(claims: JWTPayload, nowSeconds: number): void {
   if (typeof claims.nbf === 'number' && claims.nbf > nowSeconds + CLOCK_SKEW_SECONDS) throw unauthorized(NOT_YET_VALID);
 }
 
-const EXPIRED = 'The bearer token has expired (exp is more than 30 s in the past): mint a fresh one.';
+// gr4vy-php's SDK builder mints one 30-second token when the client is built: the hint names it.
+const EXPIRED =
+  'The bearer token has expired (exp is more than 30 s in the past): mint a fresh one for each request (a client that mints a single token when it is built, as the gr4vy-php builder does, must be built again).';
 const NOT_YET_VALID = 'The bearer token is not valid yet (nbf is more than 30 s in the future): check the clock of the machine that minted it.';
 
 function scopesOf(claims: JWTPayload): string[] {
@@ -144,10 +146,21 @@ function headerOf(token: string): { alg: string; kid: string } {
   return { alg, kid: header.kid };
 }
 
+/** An unknown kid; one computed from a pair's key with leading zero bytes of a coordinate lost is named as such. */
+function unknownKidMessage(kid: string, store: Store): string {
+  const near = store.collections.api_key_pairs.find((p) => p.algorithm === 'ECDSA' && misreadThumbprints(p.public_key).includes(kid));
+  if (!near) return `No API key pair has the thumbprint '${kid.slice(0, 100)}' (the token kid).`;
+  return (
+    `The token kid '${kid}' is the thumbprint of API key pair ${near.id}'s key computed without leading zero bytes of its x or y coordinate; ` +
+    `RFC 7638 keeps them (every coordinate is 66 bytes), so its kid is '${near.thumbprint}'. ` +
+    'gr4vy-go before v1.12.97 drops them and gr4vy-php puts back only one: upgrade the client, or use a key whose coordinates start with at most one zero byte.'
+  );
+}
+
 /** Checks that need no signature, on every request: known kid, active pair, the alg of that pair. */
 function pairOf(kid: string, alg: string, store: Store): { pair: ApiKeyPairRecord; alg: 'ES512' | 'RS512' } {
   const pair = store.collections.api_key_pairs.find((p) => p.thumbprint === kid);
-  if (!pair) throw unauthorized(`No API key pair has the thumbprint '${kid.slice(0, 100)}' (the token kid).`);
+  if (!pair) throw unauthorized(unknownKidMessage(kid, store));
   if (!pair.active) throw unauthorized(`The API key pair ${pair.id} is inactive: activate it or use another pair.`);
   const expected = jwsAlgorithmOf(pair.algorithm);
   if (alg !== expected) {

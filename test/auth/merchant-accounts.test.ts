@@ -125,7 +125,15 @@ describe("auth: 'none'", () => {
       .send({ display_name: 'No auth pair', role_ids: [WELL_KNOWN.roles.admin.id], merchant_account_ids: ['merchant-two'] });
     expect(pair.status).toBe(201);
     expect(pair.body.creator).toBeNull();
-    expect(pair.body.merchant_accounts).toEqual([{ type: 'merchant-account', id: 'merchant-two', display_name: 'Merchant Two' }]);
+    expect(pair.body.merchant_accounts).toEqual([
+      {
+        type: 'merchant-account',
+        id: 'merchant-two',
+        display_name: 'Merchant Two',
+        created_at: '2025-01-02T09:00:00.000Z',
+        updated_at: '2025-01-02T09:00:00.000Z',
+      },
+    ]);
   });
 
   it('still refuses a merchant account that does not exist', async () => {
