@@ -243,6 +243,31 @@ describe('report events on a running clock', () => {
   });
 });
 
+describe('report events on a running clock, the subscriptions already indexed', () => {
+  it('arrive by the timer the new report re-arms, not one a subscription change happened to arm', async () => {
+    const fast = scenarioDir({
+      'fast.yaml':
+        'name: fast-reports\ndescription: executions finish in 300 ms\nreport_execution:\n  path: [pending, dispatched, succeeded]\n  durations: [150ms, 150ms]\n',
+    });
+    const sb = await startTestSandbox({ scenariosDir: fast });
+    const receiver = await Receiver.start();
+    try {
+      await subscribeReceiver(sb, receiver);
+      // An event first: the hub indexes the subscription (and arms its timer) now, with no report due.
+      await sb.http.put(`/buyers/${WELL_KNOWN.buyers.default.id}`).set('authorization', sb.auth).send({ display_name: 'Indexed' }).expect(200);
+      await receiver.waitFor(1, 'buyer.updated');
+      await sb.http.post('/reports').set('authorization', sb.auth).set('x-sandbox-scenario', 'fast-reports').send(ONCE_REPORT).expect(201);
+      const [succeeded] = await receiver.waitFor(1, 'report-execution.succeeded');
+      expect(succeeded.event.target.status).toBe('succeeded');
+      expect(receiver.of('report-execution.dispatched')).toHaveLength(1);
+    } finally {
+      await receiver.close();
+      sb.server.close();
+      await sb.deps.webhooks.close();
+    }
+  });
+});
+
 describe('self-check of notification bodies', () => {
   it('logs a body that breaks openapi.json as an error and records the delivery failed, unsent', async () => {
     const lines: any[] = [];
