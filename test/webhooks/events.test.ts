@@ -234,7 +234,8 @@ describe('report events on a running clock', () => {
       await sb.http.post('/reports').set('authorization', sb.auth).set('x-sandbox-scenario', 'fast-reports').send(ONCE_REPORT).expect(201);
       const [succeeded] = await receiver.waitFor(1, 'report-execution.succeeded');
       expect(succeeded.event.target.status).toBe('succeeded');
-      expect(receiver.of('report-execution.dispatched')).toHaveLength(1);
+      // Its delivery may arrive after succeeded's (sent in parallel): waited for, then counted.
+      expect(await receiver.waitFor(1, 'report-execution.dispatched')).toHaveLength(1);
     } finally {
       await receiver.close();
       sb.server.close();
@@ -259,7 +260,8 @@ describe('report events on a running clock, the subscriptions already indexed', 
       await sb.http.post('/reports').set('authorization', sb.auth).set('x-sandbox-scenario', 'fast-reports').send(ONCE_REPORT).expect(201);
       const [succeeded] = await receiver.waitFor(1, 'report-execution.succeeded');
       expect(succeeded.event.target.status).toBe('succeeded');
-      expect(receiver.of('report-execution.dispatched')).toHaveLength(1);
+      // Its delivery may arrive after succeeded's (sent in parallel): waited for, then counted.
+      expect(await receiver.waitFor(1, 'report-execution.dispatched')).toHaveLength(1);
     } finally {
       await receiver.close();
       sb.server.close();
