@@ -9,5 +9,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Two cores: keep worker count small so child-process tests are not starved.
     maxWorkers: 2,
+    // One Chromium for the run's browser tests, started only when the run may hold one.
+    globalSetup: ['test/support/browser-server.ts'],
   },
 });

@@ -24,7 +24,11 @@ export class ByteRing {
   /** The largest record stored since the buffer was last given back: the slack the buffer keeps beyond the budget. */
   private largest = 0;
 
-  constructor(private readonly budgetBytes: number) {}
+  constructor(
+    private readonly budgetBytes: number,
+    /** Dropped slots at the front of offsets/lengths past which both are cut back (tests make it small, to reach it). */
+    private readonly compactAfter = 1024,
+  ) {}
 
   get count(): number {
     return this.offsets.length - this.first;
@@ -65,7 +69,7 @@ export class ByteRing {
   dropOldest(): void {
     this.liveBytes -= this.lengths[this.first];
     this.first++;
-    if (this.first > 1024 && this.first * 2 > this.offsets.length) {
+    if (this.first > this.compactAfter && this.first * 2 > this.offsets.length) {
       this.offsets = this.offsets.slice(this.first);
       this.lengths = this.lengths.slice(this.first);
       this.first = 0;

@@ -8,7 +8,7 @@ import { type Call, CallSlot } from '../http/call.js';
 import { type SentBody, sentBody, sentHeaders } from '../http/json-response.js';
 import type { Step } from '../http/pipeline.js';
 import type { ScenarioNote } from './entry.js';
-import { JOURNAL } from './journal.js';
+import { JOURNAL, type Journal } from './journal.js';
 import type { PendingJournals } from './pending.js';
 import { MAX_BODY_CHARS, REDACTED, redactText, SECRET_HEADERS } from './redact.js';
 import { redactTokensInHeader } from './tokens.js';
@@ -52,27 +52,26 @@ export function recordInJournal(pending: PendingJournals): Step {
     before(call) {
       call.set(ARRIVED_AT, call.ns.clock.nowIso());
     },
-    after: (call) => record(call, pending),
+    // The namespace's journal, or the one set aside for a namespace not created yet: chosen once, here.
+    after: (call) => record(call, call.ns.admitted ? call.ns.part(JOURNAL) : pending.journalFor(call.namespaceName)),
   };
 }
 
 /** Synchronous when there is nothing left to read (body read by validation or none, our own JSON answer): most calls. */
-function record(call: Call, pending: PendingJournals): void | Promise<void> {
+function record(call: Call, journal: Journal): void | Promise<void> {
   const sent = sentBody(call);
   // Validation has read the body of most requests that have one; others are read here.
   const bodyText = call.bodyText;
   const withBody = bodyText === undefined && hasBody(call);
-  if (sent !== undefined && !withBody) return keep(call, pending, bodyText ?? '', sent, sent);
+  if (sent !== undefined && !withBody) return keep(call, journal, bodyText ?? '', sent, sent);
   return Promise.all([
     withBody ? readText(() => call.readBody()) : (bodyText ?? ''),
     sent ?? (call.res.body ? readText(() => call.res.clone().text()) : ''),
-  ]).then(([requestText, responseBody]) => keep(call, pending, requestText, responseBody, sent));
+  ]).then(([requestText, responseBody]) => keep(call, journal, requestText, responseBody, sent));
 }
 
 /** `sent`: the JSON body this sandbox answered with, undefined when the answer was made otherwise. */
-function keep(call: Call, pending: PendingJournals, requestText: string, responseBody: SentBody, sent: SentBody | undefined): void {
-  const ns = call.ns;
-  const journal = ns.admitted ? ns.part(JOURNAL) : pending.journalFor(call.namespaceName);
+function keep(call: Call, journal: Journal, requestText: string, responseBody: SentBody, sent: SentBody | undefined): void {
   // Bounded: one long body cannot crowd every other entry out of the journal's byte budget.
   const request = clip(requestText);
   const response = clip(responseBody);

@@ -12,6 +12,24 @@ import { join } from 'node:path';
 export const ROOT = join(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'dist/bundle/cli.js');
 export const LEASE_MS = 1500;
+/** Most time a node or the proxy may take to answer its health check once started (a busy machine is slow to start them). */
+export const STARTUP_MS = 60_000;
+
+/**
+ * Sends `request` again while it is answered 503, for setting up what a test is not about: on a
+ * machine whose cores are busy elsewhere a node can be off the CPU for seconds, and then answers
+ * 503 (its Redis command timed out, or its lease lapsed) or HAProxy does (every node failed its
+ * 1 s health check twice). Each says to retry; a test of the request itself must not use this.
+ */
+export async function untilServed(request: () => Promise<Response>, ms = 15_000): Promise<Response> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const res = await request();
+    if (res.status !== 503 || Date.now() > until) return res;
+    await res.arrayBuffer();
+    await sleep(1000 * Number(res.headers.get('retry-after') ?? '0.5'));
+  }
+}
 
 /** Throws, naming the Debian package, when a program the cluster tests need is not installed. */
 export function requireProgram(program: 'redis-server' | 'haproxy', pkg: string): string {
@@ -161,10 +179,15 @@ export async function startNode(redis: RedisServer, id: string, extra: string[] 
   const url = `http://127.0.0.1:${port}`;
   const adminToken = extra[extra.indexOf('--admin-token') + 1];
   const headers: Record<string, string> = extra.includes('--admin-token') ? { 'x-sandbox-admin-token': adminToken } : {};
-  await waitFor(`node ${id} healthy`, async () => {
-    if (p.proc.exitCode !== null) throw new Error(`node ${id} exited: ${p.output()}`);
-    return (await fetch(`${url}/_sandbox/health`, { headers })).status === 200 ? true : undefined;
-  });
+  // Up to a minute: three nodes starting at once on two busy cores took more than 15 s (load 19).
+  await waitFor(
+    `node ${id} healthy`,
+    async () => {
+      if (p.proc.exitCode !== null) throw new Error(`node ${id} exited: ${p.output()}`);
+      return (await fetch(`${url}/_sandbox/health`, { headers })).status === 200 ? true : undefined;
+    },
+    STARTUP_MS,
+  );
   return {
     id,
     port,
@@ -206,11 +229,15 @@ export async function startProxy(nodes: SandboxNode[], adminToken?: string): Pro
   const launch = async (list: SandboxNode[]) => {
     writeFileSync(file, proxyConfig(port, list, adminToken));
     current = run(program, ['-db', '-f', file]);
-    await waitFor('haproxy listening', async () => {
-      if (current.proc.exitCode !== null) throw new Error(`haproxy exited: ${current.output()}`);
-      const headers: Record<string, string> = adminToken ? { 'x-sandbox-admin-token': adminToken } : {};
-      return (await fetch(`${url}/_sandbox/health`, { headers })).status === 200 ? true : undefined;
-    });
+    await waitFor(
+      'haproxy listening',
+      async () => {
+        if (current.proc.exitCode !== null) throw new Error(`haproxy exited: ${current.output()}`);
+        const headers: Record<string, string> = adminToken ? { 'x-sandbox-admin-token': adminToken } : {};
+        return (await fetch(`${url}/_sandbox/health`, { headers })).status === 200 ? true : undefined;
+      },
+      STARTUP_MS,
+    );
   };
   await launch(nodes);
   return {

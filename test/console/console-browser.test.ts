@@ -161,7 +161,11 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Export as HAR' }).click();
     const file = await download;
     expect(file.suggestedFilename()).toMatch(/^sandbox-requests-live-.*\.har$/);
-    const har = JSON.parse(readFileSync(await file.path(), 'utf8'));
+    // Saved where this test can read it: the run's shared Chromium (browser-server.ts) keeps downloads on its side.
+    const folder = mkdtempSync(join(tmpdir(), 'console-har-'));
+    await file.saveAs(join(folder, 'export.har'));
+    const har = JSON.parse(readFileSync(join(folder, 'export.har'), 'utf8'));
+    rmSync(folder, { recursive: true, force: true });
     expect(har.log.version).toBe('1.2');
     expect(har.log.entries.map((e: any) => e.response.status)).toEqual([500, 502, 500]);
     expect(blocked).toEqual([]);

@@ -46,9 +46,10 @@ describe('ByteRing against an array model', () => {
   it('keeps exactly the newest records within the budget, each intact, whatever the sizes', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 64, max: 64 * 1024 }).chain((budget) => fc.tuple(fc.constant(budget), sizes(budget))),
-        ([budget, lengths]) => {
-          const ring = new ByteRing(budget);
+        fc.integer({ min: 64, max: 64 * 1024 }).chain((budget) => fc.tuple(fc.constant(budget), sizes(budget), fc.integer({ min: 0, max: 8 }))),
+        ([budget, lengths, compactAfter]) => {
+          // Compaction of the record index after a few drops, not 1,024: each run reaches it, most many times.
+          const ring = new ByteRing(budget, compactAfter);
           const model: ModelRecord[] = [];
           let largest = 0;
           lengths.forEach((length, id) => {
@@ -69,6 +70,18 @@ describe('ByteRing against an array model', () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it('wraps a record that exactly fills the room before the oldest into it, in the same buffer (no copy)', () => {
+    const ring = new ByteRing(100);
+    for (const length of [20, 10, 10, 50]) ring.reserve(length);
+    const before = ring.reserve(40); // the two oldest dropped; the 10 and 50 left copied to a buffer of 150, at 0..60
+    expect(before.offset).toBe(60);
+    // Dropping the 10 and the 50 leaves exactly 60 bytes before the oldest (the 40 at 60): the 60 goes there.
+    const wrapped = ring.reserve(60);
+    expect(wrapped.offset).toBe(0);
+    expect(wrapped.buffer).toBe(before.buffer);
+    expect([ring.count, ring.bytes, ring.allocatedBytes]).toEqual([2, 100, 150]);
   });
 
   it('keeps a journal of random entries as the model does: count, bytes, drops and every entry', () => {

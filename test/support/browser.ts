@@ -5,27 +5,32 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
 
-/** `args`: more flags, e.g. `--host-resolver-rules=MAP evil.example 127.0.0.1` (a public-looking name served from loopback). */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/**
+ * The run's shared Chromium (browser-server.ts), or one of its own when the run started none or
+ * `args` asks for more flags, e.g. `--host-resolver-rules=MAP evil.example 127.0.0.1` (a
+ * public-looking name served from loopback). Closing a shared one closes the contexts this file
+ * made and leaves the browser running.
+ */
 export function launchChromium(args: string[] = []): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      ...args,
-    ],
-  });
+  const endpoint = inject('chromiumEndpoint');
+  if (endpoint && args.length === 0) return chromium.connect(endpoint);
+  return chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...args] });
 }
 
 const AXE = join(import.meta.dirname, '../../node_modules/axe-core/axe.min.js');

@@ -198,6 +198,22 @@ describe('the transport checks every resolved address when it connects', () => {
     );
     expect(receiver.connections).toBe(0);
     await transport.close();
+    // A name with several addresses is refused when any of them is: a public one first hides nothing.
+    const both: LookupFunction = (hostname, options, callback) => {
+      const all = hostname === 'mixed.internal' ? ['127.0.0.1', '169.254.169.254'] : [hostname];
+      if (options.all)
+        callback(
+          null,
+          all.map((address) => ({ address, family: 4 })),
+        );
+      else callback(null, all[0], 4);
+    };
+    transport = new WebhookTransport({ timeoutMs: 5_000, pipelining: 16, targets: new TargetPolicy([], both) });
+    expect((await send(`http://mixed.internal:${receiver.port}/hooks`)).error).toBe(
+      'mixed.internal (169.254.169.254) is a link-local or cloud metadata address: deliveries never go there; point the subscription at your receiver',
+    );
+    expect(receiver.connections).toBe(0);
+    await transport.close();
     transport = new WebhookTransport({ timeoutMs: 5_000, pipelining: 16, targets: new TargetPolicy(['127.0.0.0/8'], names) });
     expect(await send(`http://receiver.internal:${receiver.port}/hooks`)).toMatchObject({ statusCode: 200, error: null });
     await transport.close();

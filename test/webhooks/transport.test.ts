@@ -13,6 +13,8 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Writable } from 'node:stream';
+import type { buildConnector } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxCertificate } from '../../src/tls/sandbox-ca.js';
 import { EXCERPT_BYTES } from '../../src/webhooks/limits.js';
@@ -112,6 +114,18 @@ describe('webhook HTTP client', () => {
     expect(receiver.connections).toBe(1);
     expect(receiver.requests.map((r) => r.body)).toEqual(['first', ...bodies]);
     expect(Math.max(...receiver.batches[0])).toBeGreaterThan(1); // several came in one read: written together
+  });
+
+  it('writes the requests of a burst on one connection together: a write for the burst, not one a request', async () => {
+    const targets = new WriteCountingPolicy();
+    transport = transportOf(5_000, 16, targets);
+    const receiver = await start(inOrder((request, socket) => socket.write(sized(200, `answer to ${request.body}`))));
+    const bodies = Array.from({ length: 12 }, (_, i) => `{"event":${i}}`);
+    const results = await behindOne(receiver, bodies);
+    expect(results.map((r) => r.excerpt)).toEqual(['first', ...bodies.map((body) => `answer to ${body}`)]);
+    expect(receiver.connections).toBe(1);
+    // `first` alone, then the twelve dispatched in one turn: two writes (one a request uncoalesced, 13).
+    expect(targets.writes).toBe(2);
   });
 
   it('with pipelining 1, sends each request on a connection of its own while another is unanswered', async () => {
@@ -536,3 +550,33 @@ process.exit(0);`;
     expect(figures.afterChunked - figures.before).toBeLessThan(2_000_000);
   }, 90_000);
 });
+
+/**
+ * Counts what the delivery sockets hand to the system (each _write or _writev is a write, whatever
+ * it holds), underneath undici and the write coalescing, so the test sees the writes as they leave.
+ */
+class WriteCountingPolicy extends TargetPolicy {
+  writes = 0;
+  override connector(timeoutMs: number): buildConnector.connector {
+    const connect = super.connector(timeoutMs);
+    return (options, callback) =>
+      connect(options, ((err: Error | null, socket: Socket | null) => {
+        if (socket) {
+          const counted = socket as Socket & Pick<Writable, '_write' | '_writev'>;
+          const write = counted._write;
+          const writev = counted._writev;
+          counted._write = (...args) => {
+            this.writes++;
+            write.apply(socket, args);
+          };
+          if (writev) {
+            counted._writev = (...args) => {
+              this.writes++;
+              writev.apply(socket, args);
+            };
+          }
+        }
+        (callback as (err: Error | null, socket: Socket | null) => void)(err, socket);
+      }) as buildConnector.Callback);
+  }
+}
