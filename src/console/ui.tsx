@@ -191,3 +191,13 @@ export function relative(fromMs: number, toMs: number): string {
   const text = parts.length ? parts.join(' ') : `${abs} ms`;
   return diff >= 0 ? `in ${text}` : `${text} ago`;
 }
+
+/** The box of a part the page reads again by itself (client/webhooks.ts), ticked at first. */
+export function FollowBox(props: { id: string }) {
+  return (
+    <span class="checkbox">
+      <input type="checkbox" id={props.id} checked />
+      <label for={props.id}>Update every 2 seconds</label>
+    </span>
+  );
+}
