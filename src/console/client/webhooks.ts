@@ -5,6 +5,7 @@
 // plain data-api actions.
 import { controlHeaders } from './api.js';
 import { focusKey, restoreFocus } from './focus.js';
+import { labelStackedCells } from './stack.js';
 
 const EVERY_MS = 2000;
 let timers: number[] = [];
@@ -41,6 +42,7 @@ function follow(root: HTMLElement, regionSelector: string, boxSelector: string, 
       const open = [...region.querySelectorAll('details[open]')].map((d) => d.closest('[data-notification]')?.getAttribute('data-notification'));
       region.innerHTML = html;
       shown = html;
+      labelStackedCells(region);
       // A notification's headers and body the tester opened stay open.
       for (const id of open) if (id) region.querySelector(`[data-notification="${id}"] details`)?.setAttribute('open', '');
       restoreFocus(region, focused);

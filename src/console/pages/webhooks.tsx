@@ -8,7 +8,7 @@ import type { Child } from 'hono/jsx';
 import { PageHeading } from '../layout.js';
 import { consolePath, controlPath, controlRead, merchantAccountIds } from '../read.js';
 import type { ConsolePage, ConsoleView } from '../types.js';
-import { ApiButton, ApiForm, Field, FollowBox, Instant, Note, relative, Select, TableHead } from '../ui.js';
+import { ApiButton, ApiForm, Field, FollowBox, Instant, Note, relative, Secret, Select, TableHead } from '../ui.js';
 import { DELIVERY_OUTCOMES, deliveriesPart } from './webhook-deliveries.js';
 import { InboxSection, inboxPart } from './webhook-inbox.js';
 
@@ -52,12 +52,12 @@ function SubscriptionsSection(props: { view: ConsoleView; data: WebhookData }) {
       {forward ? (
         <p id="forward">
           Every event of every merchant account also goes to <code>{forward.url}</code> (<code>--forward-webhooks-to</code>), signed with{' '}
-          <code>{forward.secret}</code>.
+          <Secret id="forward-secret" value={forward.secret} what="the forward target's signing secret" />.
         </p>
       ) : null}
       {data.subscriptions.length ? (
         <div class="table-wrap">
-          <table id="subscriptions-table">
+          <table id="subscriptions-table" class="stack">
             <caption>Where this namespace's notifications go; inactive ones receive nothing</caption>
             <TableHead columns={['URL', 'Merchant account', 'State', 'Signing secret', 'Actions']} />
             <tbody>
@@ -75,7 +75,7 @@ function SubscriptionsSection(props: { view: ConsoleView; data: WebhookData }) {
                       <span class={`badge ${s.active ? 'status-succeeded' : 'status-cancelled'}`}>{s.active ? 'active' : 'inactive'}</span>
                     </td>
                     <td>
-                      <code class="secret">{s.secret}</code>
+                      <Secret id={`secret-${s.id}`} value={s.secret} what={`the signing secret of the subscription to ${s.url}`} />
                       {s.previous_secret ? (
                         <span class="muted">
                           {' '}
