@@ -7,7 +7,7 @@ import { type Answer, adminToken, api, clearErrors, controlHeaders, isTokenProbl
 import { focusKey, restoreFocus } from './focus.js';
 import { initRecordEditor } from './records.js';
 import { startRequests } from './requests.js';
-import { type Built, initScenarioForms, jsonRequest, scenarioRequest } from './scenarios.js';
+import { activateDefined, type Built, initScenarioForms, jsonRequest, scenarioRequest } from './scenarios.js';
 import { focusableScrollFrames, labelStackedCells } from './stack.js';
 import { startWebhooks } from './webhooks.js';
 
@@ -166,6 +166,19 @@ async function act(source: HTMLElement, request: { method: string; path: string;
   if (!answer.ok) {
     if (form) showErrors(form, answer);
     if (!isTokenProblem(answer.status, answer.body)) say(messageOf(answer), true);
+    return;
+  }
+  if (form?.id === 'scenario-form') {
+    const name = String((answer.body as { name?: unknown }).name);
+    const problem = await activateDefined(form, name, async (method, path, body) => {
+      const res = await api(method, path, body);
+      return { ok: res.ok, body: res.body, message: messageOf(res) };
+    });
+    const activate = form.querySelector<HTMLInputElement>('#scenario-activate');
+    if (problem) say(problem, true);
+    else if (activate?.checked) say(doneText(activate.dataset.activatedDone as string, answer.body));
+    else say(doneText(source.dataset.done ?? 'Done.', answer.body));
+    refresh();
     return;
   }
   say(doneText(source.dataset.done ?? 'Done.', answer.body));
