@@ -108,4 +108,18 @@ describe('scenarios by form, and curl of what a scenario answered, in Chromium',
     expect(status).toBe('500');
     await context.close();
   });
+
+  it.skipIf(!hasChromium)('an empty requests page says how to make a first request, and hides it once one arrives', async () => {
+    const { page, context } = await open('/ns/empty/_sandbox/console/requests');
+    const hint = page.locator('#requests-empty');
+    expect(await hint.isVisible()).toBe(true);
+    expect(await hint.locator('pre').textContent()).toBe(
+      `export TOKEN=$(npx payments-sandbox token)   # in a container: docker run --rm payments-sandbox token\ncurl -H "Authorization: Bearer $TOKEN" ${sandbox.url}/ns/empty/connections`,
+    );
+    expect(await accessibilityViolations(page)).toEqual([]);
+    expect((await fetch(`${sandbox.url}/ns/empty/connections`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    await poll(() => page.locator('#request-rows tr').count()).toBe(1);
+    expect(await hint.isVisible()).toBe(false);
+    await context.close();
+  });
 });
