@@ -217,3 +217,24 @@ describe('the inbox bounds', () => {
     expect([inbox.kept, inbox.keptBytes, inbox.dropped, inbox.lastId]).toEqual([0, 0, 0, 4]);
   });
 });
+
+describe('--forward-webhooks-to the inbox', () => {
+  let sb: TestSandbox;
+  beforeAll(async () => {
+    sb = await startTestSandbox({ forwardWebhooksTo: INBOX });
+  });
+  afterAll(() => sb.server.close());
+
+  it("sends every namespace's events to its own inbox, signed with the forward secret", async () => {
+    const secret = (await sb.http.get('/ns/fwd/_sandbox/webhooks').expect(200)).body.forward.secret;
+    await sb.http.put(`/ns/fwd/buyers/${BUYER}`).set('authorization', sb.auth).send({ display_name: 'Forwarded' }).expect(200);
+    const body = await eventually(
+      async () => (await sb.http.get('/ns/fwd/_sandbox/webhooks/inbox').expect(200)).body,
+      (b) => b.kept === 1,
+    );
+    const [n] = body.notifications;
+    expect(n).toMatchObject({ event_name: 'buyer.updated', status_code: 200, signature: { valid: true, secret: 'current' } });
+    expect(verifyNotification(secret, n.body, n.headers)).toBe(true);
+    expect((await sb.http.get('/_sandbox/webhooks/inbox').expect(200)).body.kept).toBe(0); // the default namespace's own inbox
+  });
+});
