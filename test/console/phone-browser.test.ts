@@ -134,9 +134,9 @@ describe('the console on a phone and a desktop, in Chromium', { timeout: 180_000
     const width = await open0.evaluate((b) => b.getBoundingClientRect().width);
     expect(width).toBeGreaterThan(200); // once one character a line
     await open0.click();
-    await page.waitForSelector('pre.curl');
+    await page.waitForSelector('#request-detail pre.curl');
     const curl = await page
-      .locator('pre.curl')
+      .locator('#request-detail pre.curl')
       .evaluate((pre) => ({ scroll: pre.scrollWidth, client: pre.clientWidth, wrap: getComputedStyle(pre).whiteSpace }));
     expect(curl.wrap).toBe('pre-wrap');
     expect(curl.scroll).toBeLessThanOrEqual(curl.client + 1);
