@@ -55,7 +55,12 @@ describe('usage errors', () => {
 
   const cases: Array<[string, string[], Record<string, string>, string]> = [
     ['an unknown option', ['--prot', '1'], {}, 'unknown option --prot (see payments-sandbox start --help)'],
-    ['an unknown command', ['serve'], {}, "unknown command 'serve' (commands: start, record, token, wait, trigger, listen, cluster; see payments-sandbox --help)"],
+    [
+      'an unknown command',
+      ['serve'],
+      {},
+      "unknown command 'serve' (commands: start, record, token, wait, trigger, listen, cluster; see payments-sandbox --help)",
+    ],
     ['a bad flag value', ['--port', 'eighty'], {}, '--port must be an integer from 0 to 65535, got "eighty" (from flag --port)'],
     ['a bad variable', [], { SANDBOX_AUTH: 'off' }, '--auth must be one of jwt, none, got "off" (from environment variable SANDBOX_AUTH)'],
     ['an fsync policy that does not exist', ['--fsync', 'sometimes'], {}, '--fsync must be one of always, batch, never, got "sometimes" (from flag --fsync)'],
