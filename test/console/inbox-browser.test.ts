@@ -81,7 +81,7 @@ describe('the webhook inbox in Chromium', { timeout: 90_000 }, () => {
       expect(await card.locator('[data-signature]').getAttribute('data-signature')).toBe('valid');
       await card.getByText('Headers and body').click();
       const headers = await card.locator('dl.facts dt').allTextContents();
-      expect(headers).toEqual(['content-type', 'user-agent', 'x-service-timestamp', 'x-service-signature']);
+      expect(headers).toEqual(['content-type', 'user-agent', 'x-service-timestamp', 'x-service-signature', 'x-sandbox-webhook-delivery']);
       expect(await card.locator('pre').textContent()).toContain('"display_name": "Seen In The Inbox"');
       expect(await accessibilityViolations(page)).toEqual([]);
       await page.locator('#inbox-title').scrollIntoViewIfNeeded();

@@ -61,6 +61,7 @@ describe('the webhook inbox', () => {
         'user-agent': 'payments-sandbox-webhooks',
         'x-service-timestamp': expect.stringMatching(/^\d+$/),
         'x-service-signature': expect.stringMatching(/^[0-9a-f]{64}$/),
+        'x-sandbox-webhook-delivery': n.delivery_id, // what every sandbox refuses, so a subscription aimed at one cannot loop
       },
       body: expect.any(String),
       event: JSON.parse(n.body),
