@@ -6,6 +6,9 @@
 ARG BASE=node:20-bookworm-slim
 
 FROM ${BASE} AS build
+# Named, so that `npm run image` removes this stage's image once the final one is built (podman
+# keeps it, untagged, about 550 MB).
+LABEL io.payments-sandbox.stage=build
 # A base without npm (Debian's nodejs package has none): fetch npm's own tarball, checked against its
 # integrity, rather than Debian's npm and its 360 packages. `npm run image` passes both, as the host's
 # npm client reports them (`npm view npm@10 dist.tarball dist.integrity`).
@@ -54,7 +57,8 @@ ENV HOME=/data \
     SANDBOX_PORT=4010 \
     SANDBOX_CONTROL_API=open \
     SANDBOX_TLS_DIR=/data/tls \
-    SANDBOX_LOG_FORMAT=json
+    SANDBOX_LOG_FORMAT=json \
+    SANDBOX_IMAGE=payments-sandbox
 VOLUME /data
 EXPOSE 4010
 HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 \

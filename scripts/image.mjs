@@ -8,6 +8,7 @@
 //   node scripts/image.mjs redis haproxy   also (or only) builds the compose file's Redis and
 //                      HAProxy from Debian's packages on that base (deploy/*.Dockerfile).
 // NODE_EXTRA_CA_CERTS, when set, reaches npm in the build stage as a build secret (a proxy's CA).
+// The build stage's untagged image is removed after the build (IMAGE_KEEP_BUILD_STAGE=1 keeps it).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,8 @@ export const IMAGE = 'payments-sandbox';
 /** The base made from Debian's packages (Node alone) for both stages. */
 export const DEBIAN_BASE = 'localhost/payments-sandbox-base:trixie';
 const WHAT = ['sandbox', 'redis', 'haproxy'];
+/** The Dockerfile's label of its build stage. */
+export const BUILD_STAGE_LABEL = 'io.payments-sandbox.stage=build';
 
 function has(program) {
   return spawnSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' }).status === 0;
@@ -103,6 +106,10 @@ export function buildImages(what = ['sandbox'], env = process.env) {
     const npm = base === DEBIAN_BASE ? npmTarballArgs() : [];
     run(engine, [...buildArgs(engine), ...tags, '--build-arg', `BASE=${base}`, ...npm, ...secret, '.'], engineEnvironment);
     figures.imageSeconds = (Date.now() - started) / 1000;
+    // The build stage's image is left untagged (podman keeps it, with its layers: ~550 MB); removed
+    // unless IMAGE_KEEP_BUILD_STAGE=1, which keeps its npm ci layer for a faster rebuild.
+    if (env.IMAGE_KEEP_BUILD_STAGE !== '1')
+      run(engine, ['image', 'prune', '--force', '--filter', `label=${BUILD_STAGE_LABEL}`], engineEnvironment, { capture: true });
     figures.imageBytes = Number(run(engine, ['image', 'inspect', '--format', '{{.Size}}', `${IMAGE}:${version}`], engineEnvironment, { capture: true }).trim());
   }
   for (const service of what.filter((w) => w !== 'sandbox')) {

@@ -1,10 +1,11 @@
 #!/usr/bin/env -S node --max-semi-space-size=8
 // --max-semi-space-size=8 (MB, npm start passes it too): V8 grows the young generation to 2 x 16 MB
 // under load by default, 16 MB more resident memory with no measurable gain in requests a second.
-// The payments-sandbox command: `start` (the default), `token`, `wait`, `trigger` and `cluster`. Each lives in src/cli/; this file
+// The payments-sandbox command: `start` (the default), `token`, `wait`, `trigger`, `listen` and `cluster`. Each lives in src/cli/; this file
 // only dispatches and turns errors into exit codes (2: wrong usage, 1: could not start).
 import { runClusterCommand } from './cli/cluster-command.js';
 import { MAIN_HELP, startHelp } from './cli/help.js';
+import { ListenError, runListenCommand } from './cli/listen-command.js';
 import { readFileOrNull, runStartCommand } from './cli/start-command.js';
 import { runTokenCommand } from './cli/token-command.js';
 import { runTriggerCommand, TriggerError } from './cli/trigger-command.js';
@@ -25,6 +26,10 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = await runWaitCommand(rest, io);
   } else if (command === 'trigger') {
     process.stdout.write(await runTriggerCommand(rest, process.env));
+  } else if (command === 'listen') {
+    const stop = new AbortController();
+    process.once('SIGINT', () => stop.abort());
+    process.exitCode = await runListenCommand(rest, process.env, { write: (text) => process.stdout.write(text), signal: stop.signal });
   } else if (command === 'cluster') {
     process.stdout.write(await runClusterCommand(rest, process.env));
   } else if (command === 'record') {
@@ -35,7 +40,7 @@ async function main(argv: string[]): Promise<void> {
   } else if (command === undefined || command.startsWith('-')) {
     await runStartCommand(argv, { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
   } else {
-    throw new UsageError(`unknown command '${command}' (commands: start, record, token, wait, trigger, cluster; see payments-sandbox --help)`);
+    throw new UsageError(`unknown command '${command}' (commands: start, record, token, wait, trigger, listen, cluster; see payments-sandbox --help)`);
   }
 }
 
@@ -45,6 +50,8 @@ const starting = argv[0] === undefined || argv[0] === 'start' || argv[0] === 're
 
 main(argv).catch((err: Error) => {
   const usage = err instanceof UsageError;
-  process.stderr.write(`payments-sandbox: ${usage || err instanceof TriggerError || !starting ? '' : 'cannot start: '}${err.message}\n`);
+  process.stderr.write(
+    `payments-sandbox: ${usage || err instanceof TriggerError || err instanceof ListenError || !starting ? '' : 'cannot start: '}${err.message}\n`,
+  );
   process.exit(usage ? USAGE_EXIT_CODE : 1);
 });

@@ -39,6 +39,7 @@ import { FixtureSource } from './store/fixture-overrides.js';
 import type { StoreData } from './store/records.js';
 import { Store } from './store/store.js';
 import { Upstream } from './upstream/upstream.js';
+import { inboxKind } from './webhooks/inbox.js';
 import { WebhookService } from './webhooks/service.js';
 
 export interface ServedApi {
@@ -148,6 +149,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     reportClockKind,
     scenarioStateKind(scenarios, config.seed, api.spec),
     webhooks.partKind(),
+    inboxKind,
   ];
   const namespaces = new NamespaceRegistry({
     fixtures,

@@ -53,8 +53,8 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
   const adminKey = readFileSync(join(defaultKeysDir(), WELL_KNOWN.keyPairs.admin.keyFile), 'utf8');
   const servers: ServerType[] = [];
   try {
-    servers.push(await listen(app, deps, config.port, mainPortTls(config) ? tls : null));
-    if (config.httpsPort !== null) servers.push(await listen(app, deps, config.httpsPort, tls));
+    servers.push(await listen(app, deps, config.port, mainPortTls(config) ? tls : null, 'port'));
+    if (config.httpsPort !== null) servers.push(await listen(app, deps, config.httpsPort, tls, 'https-port'));
     // Deliveries never go to the sandbox itself (a --forward-webhooks-to URL that does stops the start).
     for (const server of servers) {
       const { address, port } = server.address() as AddressInfo;
@@ -107,7 +107,7 @@ function urlOf(host: string, port: number, https: boolean): string {
  * Listens on the port: plain HTTP/1.1, or with `tls` HTTPS, HTTP/2 or HTTP/1.1 as the client's ALPN
  * asks. Node's own Host check is off: its 400 has no body, the sandbox's listener answers instead.
  */
-function listen(app: Hono<SandboxEnv>, deps: SandboxDeps, port: number, tls: TlsMaterial | null): Promise<ServerType> {
+function listen(app: Hono<SandboxEnv>, deps: SandboxDeps, port: number, tls: TlsMaterial | null, flag: 'port' | 'https-port'): Promise<ServerType> {
   const { host, requestTimeoutMs } = deps.config;
   const timeouts = serverTimeouts(requestTimeoutMs);
   const listener = sandboxRequestListener(app.fetch, host, deps.logger);
@@ -118,9 +118,18 @@ function listen(app: Hono<SandboxEnv>, deps: SandboxDeps, port: number, tls: Tls
   // The usual first HTTPS problem: a client that does not trust the sandbox CA ends the handshake.
   if (tls) s.on('tlsClientError', (err: NodeJS.ErrnoException) => deps.logger.info({ code: err.code }, handshakeFailure(err.code, tls)));
   return new Promise((resolve, reject) => {
-    s.once('error', reject);
+    s.once('error', (err: NodeJS.ErrnoException) => reject(listenFailure(err, host, port, flag)));
     s.listen(port, host, () => resolve(s));
   });
+}
+
+/** A port in use or refused, said with how to choose another (the bare EADDRINUSE named no way out). */
+function listenFailure(err: NodeJS.ErrnoException, host: string, port: number, flag: 'port' | 'https-port'): Error {
+  const env = flag === 'port' ? 'SANDBOX_PORT or PORT' : 'SANDBOX_HTTPS_PORT';
+  const choose = `choose another with --${flag} ${port === 4010 ? 4011 : 4010} (or ${env}), or --${flag} 0 for a free one (the banner prints it)`;
+  if (err.code === 'EADDRINUSE') return Object.assign(new Error(`port ${port} on ${host} is already in use (another sandbox?): ${choose}`), { code: err.code });
+  if (err.code === 'EACCES') return Object.assign(new Error(`port ${port} on ${host} needs privileges this process lacks: ${choose}`), { code: err.code });
+  return err;
 }
 
 function handshakeFailure(code: string | undefined, tls: TlsMaterial): string {

@@ -18,6 +18,7 @@ import { snapshotHandlers } from './snapshot.js';
 import { tokenHandlers } from './tokens.js';
 import type { AdminContext, AdminDeps, AdminHandlerMap } from './types.js';
 import { upstreamHandlers } from './upstream.js';
+import { webhookInboxHandlers } from './webhook-inbox.js';
 import { webhookHandlers } from './webhooks.js';
 
 export const adminHandlers: AdminHandlerMap = {
@@ -32,6 +33,7 @@ export const adminHandlers: AdminHandlerMap = {
   ...scenarioHandlers,
   ...clockHandlers,
   ...webhookHandlers,
+  ...webhookInboxHandlers,
   ...approvalHandlers,
   ...metricsHandlers,
   ...upstreamHandlers,

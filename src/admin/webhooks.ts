@@ -4,6 +4,7 @@
 import { ApiError } from '../errors/api-error.js';
 import type { CollectionName, WebhookDeliveryRecord, WebhookSubscriptionRecord } from '../store/records.js';
 import { WEBHOOKS, type WebhookHub } from '../webhooks/hub.js';
+import { INBOX_URL } from '../webhooks/inbox.js';
 import { BACKOFF_MS, CONCURRENCY, IN_FLIGHT, MAX_ATTEMPTS, MAX_FINISHED, MAX_PENDING } from '../webhooks/limits.js';
 import type { AdminContext, AdminHandlerMap } from './types.js';
 
@@ -56,6 +57,7 @@ export const webhookHandlers: AdminHandlerMap = {
         pending: hub.queue.pending,
         dropped: hub.dropped,
         events: webhooks.catalog.names(),
+        inbox_url: INBOX_URL,
         limits: {
           concurrency: CONCURRENCY,
           pipelining: webhooks.options.pipelining,

@@ -20,6 +20,8 @@ export interface BannerInfo {
   configFile: string | null;
   /** Folders --watch follows. */
   watching: string[];
+  /** The image this runs in (SANDBOX_IMAGE, set by the Dockerfile), where there is no npx: the token line says what works. */
+  image?: string | null;
 }
 
 /** A URL a browser on this machine can open (0.0.0.0 and :: are bind-all addresses, not hosts). */
@@ -53,7 +55,12 @@ export function formatBanner(info: BannerInfo): string {
     lines.push(
       row('auth', 'Authorization: Bearer <JWT signed with a known API key pair>'),
       row('key file', `${info.keyFile} (well-known admin key pair, every scope)`),
-      row('token', 'TOKEN=$(npx payments-sandbox token)'),
+      row(
+        'token',
+        info.image
+          ? `TOKEN=$(docker run --rm ${info.image} token) (podman run likewise; or POST ${url}/_sandbox/tokens, its "token" field)`
+          : 'TOKEN=$(npx payments-sandbox token)',
+      ),
       row('try', `curl ${cacert}-H "Authorization: Bearer $TOKEN" ${url}/connections`),
     );
   }

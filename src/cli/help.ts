@@ -13,6 +13,7 @@ Commands:
   wait     wait until a sandbox is ready, for scripts: payments-sandbox wait --timeout 30s
 
   trigger  ask a running sandbox to emit a webhook event now, e.g. payments-sandbox trigger buyer.updated
+  listen   print a namespace's webhook notifications as they arrive (its inbox), or forward them to a local URL
   cluster  show a shared sandbox as Redis knows it: nodes, the namespaces each owns, leases, epochs
 
 Run payments-sandbox <command> --help for the options of a command;
@@ -93,6 +94,28 @@ Options:
   -h, --help               show this help
 
 Exit code 0 when emitted, 1 when the sandbox refused it or could not be reached, 2 for wrong usage.
+`;
+
+export const LISTEN_HELP = `Usage: payments-sandbox listen [--forward-to URL] [--url U] [--namespace N] [--merchant-account M]
+
+Follows the namespace's webhook inbox, like stripe listen: makes sure an active subscription of the
+merchant account targets the inbox (https://inbox.sandbox.invalid/, made when none does), prints its
+signing secret, then prints each notification as the sandbox delivers it (event, id, the status the
+inbox answered, whether the signature checks) or POSTs it to --forward-to with the headers it was
+signed with. Notifications the bounded inbox dropped before they were read are announced.
+
+Options:
+  --forward-to URL         POST each notification to your local receiver, e.g. http://127.0.0.1:3000/hooks
+  --url U                  the sandbox's base URL (default $SANDBOX_URL, else http://127.0.0.1:4010)
+  --namespace N            a namespace of the sandbox (default: the default namespace)
+  --merchant-account M     the merchant account whose subscription targets the inbox (default: default)
+  --admin-token T          the sandbox's admin token, when it has one (default $SANDBOX_ADMIN_TOKEN)
+  --interval-ms MS         how often the inbox is read when nothing is waiting (default 250)
+  --count N                stop after N notifications (default: run until Ctrl-C)
+  --format F               text (default) or json: one notification a line, as GET /_sandbox/webhooks/inbox gives it
+  -h, --help               show this help
+
+Exit code 0 when stopped, 1 when the sandbox refused or could not be reached, 2 for wrong usage.
 `;
 
 export const CLUSTER_HELP = `Usage: payments-sandbox cluster --store redis://HOST:PORT [--json]

@@ -53,6 +53,7 @@ export async function runStartCommand(argv: readonly string[], io: StartIo): Pro
       keyFile: defaultKeyFile(),
       configFile: loaded.configFile,
       watching: config.watch ? watchedFolders(config) : [],
+      image: io.env.SANDBOX_IMAGE || null,
     }),
   );
   const urls = [sandbox.url, ...(sandbox.httpsUrl && sandbox.httpsUrl !== sandbox.url ? [sandbox.httpsUrl] : [])].map(reachableUrl);

@@ -17,7 +17,7 @@ const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 
 /** The browser script's modules (src/console/client/*.ts): console.js and what it imports. */
-export const CLIENT_MODULES = ['console', 'api', 'focus', 'requests', 'records', 'scenarios', 'scenario-definition', 'webhooks'];
+export const CLIENT_MODULES = ['console', 'api', 'focus', 'requests', 'records', 'scenarios', 'scenario-definition', 'webhooks', 'stack'];
 
 /** Our own files, as the build leaves them in the shipped folder (relative to the package). */
 export const SHIPPED_ASSETS_FOLDER = 'dist/bundle/console';

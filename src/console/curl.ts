@@ -32,6 +32,14 @@ export function curlCommand(entry: JournalEntry): string {
       hints.push(`# ${name} was redacted by the journal: ${placeholder.hint || `set ${placeholder.value.slice(1)}`}`);
     } else lines.push(`-H ${shellQuote(`${name}: ${value}`)}`);
   }
+  if (entry.scenario && !('x-sandbox-scenario' in entry.headers)) {
+    // Activated for the namespace (the console, PUT /_sandbox/scenarios/active), not named by the
+    // client: without the header a replay would run normally once the activation ended or moved on.
+    lines.push(`-H ${shellQuote(`x-sandbox-scenario: ${entry.scenario}`)}`);
+    hints.push(
+      `# x-sandbox-scenario added: the scenario ${entry.scenario} answered this request (activated, not named by the client) with ${entry.status}; a scenario that counts calls (calls, after, times) answers a replay as its next call, which may run normally`,
+    );
+  }
   if (entry.body !== null && entry.body !== undefined) {
     const text = typeof entry.body === 'string' ? entry.body : JSON.stringify(entry.body);
     if (/\.\.\. \[truncated: \d+ characters\]$/.test(text)) hints.push('# the journal kept only the beginning of this body');

@@ -191,3 +191,42 @@ export function relative(fromMs: number, toMs: number): string {
   const text = parts.length ? parts.join(' ') : `${abs} ms`;
   return diff >= 0 ? `in ${text}` : `${text} ago`;
 }
+
+/** The box of a part the page reads again by itself (client/webhooks.ts), ticked at first. */
+export function FollowBox(props: { id: string }) {
+  return (
+    <span class="checkbox">
+      <input type="checkbox" id={props.id} checked />
+      <label for={props.id}>Update every 2 seconds</label>
+    </span>
+  );
+}
+
+/**
+ * A secret shown masked (its last 4 characters), with Show and Copy buttons (client/console.ts):
+ * a table of subscriptions stays readable, and a secret is not on screen unless asked for.
+ */
+export function Secret(props: { id: string; value: string; what: string }) {
+  return (
+    <span class="secret-box">
+      <code class="masked">{`••••${props.value.slice(-4)}`}</code>
+      <code class="secret" id={props.id} hidden>
+        {props.value}
+      </code>{' '}
+      <button
+        type="button"
+        class="small"
+        data-reveal={`#${props.id}`}
+        data-what={props.what}
+        aria-controls={props.id}
+        aria-expanded="false"
+        aria-label={`Show ${props.what}`}
+      >
+        Show
+      </button>
+      <button type="button" class="small" data-copy={`#${props.id}`} aria-label={`Copy ${props.what}`}>
+        Copy
+      </button>
+    </span>
+  );
+}

@@ -38,6 +38,43 @@ export interface ApprovalFacts {
   method: PaymentMethodRecord | undefined;
 }
 
+/** The heading of a decided approval (it read "Approval approved"). */
+const OUTCOME_TITLE: Record<ApprovalOutcome, string> = {
+  approved: 'Payment method approved',
+  declined: 'Payment method declined',
+  cancelled: 'Approval cancelled',
+};
+
+/** A token's status in words, for a buyer: the raw value follows, broken only at its underscores. */
+const STATUS_WORDS: Record<string, string> = {
+  buyer_approval_required: 'Waiting for your approval',
+  succeeded: 'Stored',
+  processing: 'Being processed',
+  failed: 'Failed',
+};
+
+function StatusText(props: { status: string }) {
+  const parts = props.status.split('_');
+  return (
+    <>
+      <strong>{STATUS_WORDS[props.status] ?? props.status.replaceAll('_', ' ')}</strong> (
+      <code class="status-code">
+        {parts.map((part, i) => (
+          <>
+            {i > 0 ? (
+              <>
+                _<wbr />
+              </>
+            ) : null}
+            {part}
+          </>
+        ))}
+      </code>
+      )
+    </>
+  );
+}
+
 const OUTCOME_TEXT: Record<ApprovalOutcome, string> = {
   approved: 'The buyer approved this payment method.',
   declined: 'The buyer declined this payment method.',
@@ -66,7 +103,7 @@ function Facts(props: { facts: ApprovalFacts }) {
       <dd class="mono">{token.id}</dd>
       <dt>Status</dt>
       <dd>
-        <strong>{token.status}</strong> since <Instant value={token.updated_at} />
+        <StatusText status={token.status} /> since <Instant value={token.updated_at} />
       </dd>
     </dl>
   );
@@ -103,17 +140,20 @@ export function ApprovalForm(props: { facts: ApprovalFacts; action: string; note
 }
 
 /** The token was decided (or never waited): what happened, and no buttons. */
-export function ApprovalOutcomePage(props: { facts: ApprovalFacts; note?: string }) {
+export function ApprovalOutcomePage(props: { facts: ApprovalFacts; note?: string; back: string }) {
   const { token } = props.facts;
   const outcome = token.approval_outcome ?? null;
   return (
     <>
-      <h1>{outcome ? `Approval ${outcome}` : `Nothing to approve`}</h1>
+      <h1>{outcome ? OUTCOME_TITLE[outcome] : `Nothing to approve`}</h1>
       <p role="status" class={outcome === 'approved' ? 'hosted-outcome ok' : 'hosted-outcome bad'}>
-        {outcome ? OUTCOME_TEXT[outcome] : `This token is ${token.status}: it does not wait for the buyer.`}
+        {outcome ? OUTCOME_TEXT[outcome] : `This token is ${token.status.replaceAll('_', ' ')}: it does not wait for the buyer.`}
         {props.note ? ` ${props.note}` : ''}
       </p>
       <Facts facts={props.facts} />
+      <p>
+        The decision is made: you can close this page. <a href={props.back}>Back to the tokens waiting for the buyer</a> (the sandbox console).
+      </p>
     </>
   );
 }

@@ -47,7 +47,10 @@ export function hostedRoutes(before: MiddlewareHandler<SandboxEnv>[]): Hono<Sand
     if (notWaiting(facts.token) === null)
       return whenRecorded(ns.store, page(c, ns, 'Approve this payment method?', <ApprovalForm facts={facts} action={pagePath(c)} />));
     // Decided: the outcome; never waited (processing, paused, ...): said so, 409.
-    return whenRecorded(ns.store, page(c, ns, 'Approval', <ApprovalOutcomePage facts={facts} />, facts.token.approval_outcome ? 200 : 409));
+    return whenRecorded(
+      ns.store,
+      page(c, ns, 'Approval', <ApprovalOutcomePage facts={facts} back={consoleApprovals(c)} />, facts.token.approval_outcome ? 200 : 409),
+    );
   });
 
   routes.post(`${APPROVAL_PATH}:token_id`, async function decideOnPage(c) {
@@ -64,7 +67,7 @@ export function hostedRoutes(before: MiddlewareHandler<SandboxEnv>[]): Hono<Sand
     if (notWaiting(facts.token) !== null) {
       const outcome = facts.token.approval_outcome;
       const why = outcome ? `This post changed nothing: the approval was already ${outcome} at ${facts.token.updated_at}.` : 'This post changed nothing.';
-      return page(c, ns, 'Approval', <ApprovalOutcomePage facts={facts} note={why} />, 409);
+      return page(c, ns, 'Approval', <ApprovalOutcomePage facts={facts} note={why} back={consoleApprovals(c)} />, 409);
     }
     if (form.version !== facts.token.updated_at) {
       const why = 'This post changed nothing: the token changed since this page was made. Decide again on the page as it is now.';
@@ -126,6 +129,12 @@ async function formOf(c: Context<SandboxEnv>): Promise<Record<string, unknown>> 
 /** The page's own address as the client wrote it (with its /ns/{name} prefix), for the form and the redirect back. */
 function pagePath(c: Context<SandboxEnv>): string {
   return new URL(c.req.url).pathname;
+}
+
+/** The console's page of tokens waiting for the buyer, in the page's namespace: where a tester goes back to. */
+function consoleApprovals(c: Context<SandboxEnv>): string {
+  const name = callOf(c).namespaceName;
+  return `${name === 'default' ? '' : `/ns/${name}`}/_sandbox/console/approvals`;
 }
 
 function page(c: Context<SandboxEnv>, ns: Namespace, title: string, content: Child, status: 200 | 400 | 404 | 409 = 200): Response {

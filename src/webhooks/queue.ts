@@ -7,6 +7,7 @@
 import { DELIVERY_HEADER } from '../http/webhook-loop.js';
 import type { Namespace } from '../namespace/namespace.js';
 import type { WebhookAttempt, WebhookDeliveryRecord, WebhookDeliveryStatus, WebhookSubscriptionRecord } from '../store/records.js';
+import { INBOX, isInboxUrl } from './inbox.js';
 import { BACKOFF_MS, IN_FLIGHT, MAX_ATTEMPTS, MAX_FINISHED, MAX_PENDING } from './limits.js';
 import type { WebhookShared } from './shared.js';
 import { signatureHeader, wallClockTimestamp } from './signing.js';
@@ -235,13 +236,38 @@ export class DeliveryQueue {
     entry.state = 'in-flight';
     this.inFlight++;
     const generation = this.generation;
-    entry.attempt = this.transport.send(subscription.url, headers, record.body, (result) => {
+    const onResult = (result: AttemptResult) => {
       if (generation !== this.generation || this.disposed) return;
       this.inFlight--;
       entry.attempt = undefined;
       this.attempted(entry, at, iso(wallClock), subscription.url, result);
       this.pump();
-    });
+    };
+    entry.attempt = isInboxUrl(subscription.url)
+      ? this.toInbox(record, subscription, at, headers, onResult)
+      : this.transport.send(subscription.url, headers, record.body, onResult);
+  }
+
+  /** The namespace's own inbox receives it: no connection, the same headers and result as a receiver's. */
+  private toInbox(
+    record: WebhookDeliveryRecord,
+    subscription: WebhookSubscriptionRecord,
+    at: string,
+    headers: Record<string, string>,
+    onResult: (result: AttemptResult) => void,
+  ): SentAttempt {
+    const attempt = {
+      url: subscription.url,
+      deliveryId: record.id,
+      attempt: record.attempts.length + 1,
+      subscriptionId: subscription.id,
+      eventId: record.event_id,
+      eventName: record.event_name,
+      at,
+      headers,
+      body: record.body,
+    };
+    return this.ns.part(INBOX).receive(attempt, onResult);
   }
 
   /** The current secret, and the previous one until it expires (namespace clock). */

@@ -5,6 +5,7 @@
 import * as crypto from 'node:crypto';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { writeLatin1, writeUtf8 } from './buffer-text.js';
+import { isInboxUrl } from './inbox.js';
 import type { TargetPolicy } from './targets.js';
 
 /** A new subscription secret: 32 random bytes as 64 hex characters. */
@@ -102,6 +103,7 @@ export function urlProblem(url: string): string | null {
 
 /** Why the target rules refuse a URL that urlProblem() accepts (the sandbox itself, a link-local address...), or null. */
 export function refusedTarget(url: string, targets: TargetPolicy): string | null {
+  if (isInboxUrl(url)) return null; // the namespace's inbox: delivered in memory, never over the network
   const refused = targets.urlProblem(new URL(url));
   return refused === null ? null : `${shownUrl(url)} is refused: ${refused}`;
 }

@@ -1,6 +1,8 @@
 // The CLI as a child process: --help, usage errors (one line, exit 2), and `token`, whose output
 // the running sandbox accepts.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
@@ -53,7 +55,12 @@ describe('usage errors', () => {
 
   const cases: Array<[string, string[], Record<string, string>, string]> = [
     ['an unknown option', ['--prot', '1'], {}, 'unknown option --prot (see payments-sandbox start --help)'],
-    ['an unknown command', ['serve'], {}, "unknown command 'serve' (commands: start, record, token, wait, trigger, cluster; see payments-sandbox --help)"],
+    [
+      'an unknown command',
+      ['serve'],
+      {},
+      "unknown command 'serve' (commands: start, record, token, wait, trigger, listen, cluster; see payments-sandbox --help)",
+    ],
     ['a bad flag value', ['--port', 'eighty'], {}, '--port must be an integer from 0 to 65535, got "eighty" (from flag --port)'],
     ['a bad variable', [], { SANDBOX_AUTH: 'off' }, '--auth must be one of jwt, none, got "off" (from environment variable SANDBOX_AUTH)'],
     ['an fsync policy that does not exist', ['--fsync', 'sometimes'], {}, '--fsync must be one of always, batch, never, got "sometimes" (from flag --fsync)'],
@@ -154,5 +161,22 @@ describe('payments-sandbox token', () => {
     expect(result.code).toBe(0);
     const res = await fetch(`${sandbox.url}/connections`, { headers: { authorization: `Bearer ${result.stdout.trim()}` } });
     expect(res.status).toBe(200);
+  });
+});
+
+describe('a port in use (issue 37, part 4)', () => {
+  it('says so with how to choose another: --port, SANDBOX_PORT or PORT, --port 0', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const result = await runCli(['--port', String(port)]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `payments-sandbox: cannot start: port ${port} on 127.0.0.1 is already in use (another sandbox?): choose another with --port 4010 (or SANDBOX_PORT or PORT), or --port 0 for a free one (the banner prints it)\n`,
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });

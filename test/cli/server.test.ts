@@ -22,6 +22,13 @@ const row = (cli: RunningCli, label: string) =>
     ?.slice(12);
 
 describe('start-up banner', () => {
+  it('in the image (SANDBOX_IMAGE, set by the Dockerfile) gives a token command that works without Node (issue 37)', async () => {
+    running = await startCli(['--port', '0'], { env: { SANDBOX_IMAGE: 'payments-sandbox' } });
+    expect(row(running, 'token')).toBe(
+      `TOKEN=$(docker run --rm payments-sandbox token) (podman run likewise; or POST ${running.url}/_sandbox/tokens, its "token" field)`,
+    );
+  });
+
   it('says where the sandbox is, its data, state, key file, token command and docs', async () => {
     running = await startCli(['--port', '0', '--seed', '77']);
     const { url } = running;

@@ -1,7 +1,7 @@
 // The console's pure helpers: the request as curl, the records search, what falls due next, the
 // scenario definitions the Scenarios page's form writes (and that the control API takes them).
 import { describe, expect, it } from 'vitest';
-import { COMMON_CASES, commonDefinition, ordinal } from '../../src/console/client/scenario-definition.js';
+import { COMMON_CASES, commonDefinition, ordinal, parseCalls } from '../../src/console/client/scenario-definition.js';
 import { curlCommand, shellQuote } from '../../src/console/curl.js';
 import { dueNext } from '../../src/console/pages/due.js';
 import { recordMatches } from '../../src/console/pages/records.js';
@@ -80,6 +80,20 @@ describe('copy as curl', () => {
     expect(cut.split('\n')[0]).toBe('# the journal kept only the beginning of this body');
     const key = curlCommand(entry({ method: 'POST', body: { public_key: '[redacted]' } }));
     expect(key.split('\n')[0]).toBe('# a private key in the body was redacted by the journal');
+  });
+});
+
+describe('copy as curl of a request a scenario answered', () => {
+  it('names the scenario when it was activated, not named by the client, and says when a replay may differ', () => {
+    const command = curlCommand(entry({ scenario: 'server-error', status: 500 }));
+    expect(command.split('\n')).toEqual([
+      '# x-sandbox-scenario added: the scenario server-error answered this request (activated, not named by the client) with 500; a scenario that counts calls (calls, after, times) answers a replay as its next call, which may run normally',
+      "curl 'http://127.0.0.1:4010/gift-cards?limit=5' \\",
+      "  -H 'x-sandbox-scenario: server-error'",
+    ]);
+    // Named by the client: repeated as sent, nothing added.
+    const named = curlCommand(entry({ scenario: 'server-error', status: 500, headers: { 'x-sandbox-scenario': 'server-error' } }));
+    expect(named).toBe("curl 'http://127.0.0.1:4010/gift-cards?limit=5' \\\n  -H 'x-sandbox-scenario: server-error'");
   });
 });
 
@@ -206,6 +220,31 @@ describe('the scenario definitions of the common cases', () => {
     expect(definition.respond).toEqual({ status: 'five hundred' });
     expect(definition.calls).toEqual(['1.5']);
     expect(definition.name).toBe('listbuyerpaymentmethods-call-1.5-five-hundred');
+  });
+
+  it('takes a list and ranges of calls (issue 37): 1,2 and 3-5, in order, each once', () => {
+    expect(commonDefinition({ ...fields, call: '1,2' })).toEqual({
+      name: 'listbuyerpaymentmethods-calls-1-2-500',
+      description: 'The 1st and 2nd calls of listBuyerPaymentMethods answer 500; the others run normally.',
+      operations: ['listBuyerPaymentMethods'],
+      calls: [1, 2],
+      respond: { status: 500 },
+    });
+    expect(commonDefinition({ ...fields, call: '8, 3-5 1 4' })).toMatchObject({
+      name: 'listbuyerpaymentmethods-calls-1-3-4-5-8-500',
+      description: 'The 1st, 3rd to 5th and 8th calls of listBuyerPaymentMethods answer 500; the others run normally.',
+      calls: [1, 3, 4, 5, 8],
+    });
+    expect(commonDefinition({ ...fields, call: '4-4' })).toMatchObject({ calls: [4], description: expect.stringMatching(/^The 4th call /) });
+  });
+
+  it('says what to write when the calls are not numbers and ranges', () => {
+    expect(parseCalls('')).toBe('Give a call number, such as 2, or a list and ranges: 1,2 or 3-5.');
+    expect(parseCalls('1;2')).toBe("'1;2' is not a call number or a range: write 2, 1,2 or 3-5.");
+    expect(parseCalls('0')).toBe("Calls are numbered from 1 to 1000000: '0' is outside.");
+    expect(parseCalls('5-3')).toBe("'5-3' runs backwards: write the smaller number first, 3-5.");
+    expect(parseCalls('1-101')).toBe('At most 100 calls: for more, write a definition with after and times.');
+    expect(parseCalls('1-100')).toHaveLength(100);
   });
 
   it('says ordinals in English', () => {

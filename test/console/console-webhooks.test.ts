@@ -31,7 +31,12 @@ describe('the Webhooks page', () => {
     const row = new RegExp(`<tr data-subscription="${subscription.id}">(.*?)</tr>`, 's').exec(html)?.[1] ?? '';
     expect(row).toContain(`<th scope="row" class="url">${receiver.url}<br/><span class="muted">${subscription.id}</span></th><td>merchant-two</td>`);
     expect(row).toContain('<span class="badge status-succeeded">active</span>');
-    expect(row).toContain(`<code class="secret">${subscription.secret}</code>`);
+    // The secret is masked (its last 4 characters), with Show and Copy; the whole of it is in the page, hidden.
+    expect(row).toContain(
+      `<code class="masked">••••${subscription.secret.slice(-4)}</code><code class="secret" id="secret-${subscription.id}" hidden="">${subscription.secret}</code>`,
+    );
+    expect(row).toContain(`aria-label="Show the signing secret of the subscription to ${receiver.url}">Show</button>`);
+    expect(row).toContain(`data-copy="#secret-${subscription.id}" aria-label="Copy the signing secret of the subscription to ${receiver.url}">Copy</button>`);
     const records = `/ns/w1/_sandbox/records/webhook_subscriptions/${subscription.id}`;
     expect(row).toContain(`aria-label="Deactivate the subscription to ${receiver.url}" data-api="PATCH ${records}" data-json="{&quot;active&quot;:false}"`);
     expect(row).toContain(`data-api="POST /ns/w1/_sandbox/webhooks/subscriptions/${subscription.id}/rotate-secret" data-json="{}"`);
@@ -160,7 +165,7 @@ describe('the Webhooks page with --forward-webhooks-to', () => {
     const overview = (await sb.http.get('/_sandbox/webhooks').expect(200)).body;
     const html = (await sb.http.get('/_sandbox/console/parts/webhooks').expect(200)).text;
     expect(html).toContain(
-      `<p id="forward">Every event of every merchant account also goes to <code>http://127.0.0.1:9/forward</code> (<code>--forward-webhooks-to</code>), signed with <code>${overview.forward.secret}</code>.</p>`,
+      `<p id="forward">Every event of every merchant account also goes to <code>http://127.0.0.1:9/forward</code> (<code>--forward-webhooks-to</code>), signed with <span class="secret-box"><code class="masked">••••${overview.forward.secret.slice(-4)}</code><code class="secret" id="forward-secret" hidden="">${overview.forward.secret}</code>`,
     );
   });
 });

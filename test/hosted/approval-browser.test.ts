@@ -83,9 +83,30 @@ async function clickThrough(browser: Browser, setup: Setup, prefix: string): Pro
     expect(await accessibilityViolations(page, 5)).toEqual([]);
     const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, window: window.innerWidth }));
     expect(widths.page).toBeLessThanOrEqual(widths.window); // no sideways scrolling, on a phone too
+    // The status in words, its raw value after it, broken (on a phone) only at its underscores (issue 37).
+    expect(await page.locator('dl dd strong').textContent()).toBe('Waiting for your approval');
+    const lines = await page.locator('code.status-code').evaluate((code) =>
+      [...code.childNodes]
+        .filter((n) => n.nodeType === Node.TEXT_NODE && /[a-z]/.test(n.textContent ?? ''))
+        .map((n) => {
+          const range = document.createRange();
+          range.selectNodeContents(n);
+          return [n.textContent, new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size];
+        }),
+    );
+    expect(lines).toEqual([
+      ['buyer_', 1],
+      ['approval_', 1],
+      ['required', 1],
+    ]);
     await Promise.all([page.waitForURL(approvalUrl, { waitUntil: 'load' }), page.getByRole('button', { name: 'Approve' }).click()]);
     expect(await page.getByRole('status').textContent()).toBe('The buyer approved this payment method.');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Payment method approved');
     expect(await buttons(page)).toEqual([]);
+    // A way back: the console's tokens waiting for the buyer, in the page's namespace.
+    expect(await page.getByRole('link', { name: 'Back to the tokens waiting for the buyer' }).getAttribute('href')).toBe(
+      `${prefix}/_sandbox/console/approvals`,
+    );
     expect(await accessibilityViolations(page, 5)).toEqual([]);
     const approved = (await call('GET', `${prefix}/payment-methods/${PM}/payment-service-tokens`)).body.items.find((t: any) => t.id === WAITING);
     expect(approved).toMatchObject({ status: 'succeeded', approval_url: null });
@@ -108,7 +129,7 @@ async function clickThrough(browser: Browser, setup: Setup, prefix: string): Pro
     expect(declined.body).toMatchObject({ status: 'failed', approval_url: null });
     await page.goto(made.body.approval_url);
     expect(await buttons(page)).toEqual([]);
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Approval declined');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Payment method declined');
     expect((await receiver.waitFor(2, 'payment-service-token.updated'))[1].event.target).toMatchObject({ id: made.body.id, status: 'failed' });
     expect(blocked).toEqual([]);
     expect(errors).toEqual([]);

@@ -64,14 +64,7 @@ describe.runIf(process.env.WEBHOOK_LOAD === '1').each([16])('a steady 3,000 buye
     expect(load.failures, JSON.stringify(load.failures)).toEqual([]);
     expect(load.statuses).toEqual({ 200: RATE * SECONDS });
     const answered = load.statuses[200];
-    const stats = await waitFor(
-      async () => {
-        const body = (await (await fetch(`${sandbox.url}/_sandbox/webhooks`)).json()) as { pending: number; dropped: number };
-        return body.pending === 0 ? body : undefined;
-      },
-      'the delivery queue to drain',
-      30_000,
-    );
+    const stats = await drained(sandbox.url);
     expect(stats.dropped).toBe(0);
     const failed = (await (await fetch(`${sandbox.url}/_sandbox/webhooks/deliveries?status=failed&limit=1`)).json()) as { total: number };
     expect(failed.total).toBe(0);
@@ -82,6 +75,82 @@ describe.runIf(process.env.WEBHOOK_LOAD === '1').each([16])('a steady 3,000 buye
     );
   }, 120_000);
 });
+
+// The inbox (issue 37) at the same load: one subscription to the namespace's inbox, and a follower
+// reading it every 250 ms as `payments-sandbox listen` does. Every notification reaches the
+// inbox (none refused, none failed); the follower reads every one (none dropped before it read
+// it); the inbox itself keeps its bound (10,000) and counts the rest as dropped.
+describe.runIf(process.env.WEBHOOK_LOAD === '1')('a steady 3,000 buyer updates a second to the webhook inbox', () => {
+  let sandbox: RunningCli;
+  beforeAll(async () => {
+    await ensureBuilt();
+    sandbox = await startCli(['--port', '0', '--log-level', 'warn']);
+  }, 120_000);
+  afterAll(() => sandbox?.stop());
+
+  it('the inbox receives every notification, a follower reads every one, past its bound the oldest are counted dropped', async () => {
+    const created = await fetch(`${sandbox.url}/_sandbox/records/webhook_subscriptions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://inbox.sandbox.invalid/' }),
+    });
+    expect(created.status).toBe(201);
+    const total = RATE * SECONDS;
+    const read = new Set<string>();
+    let after = 0;
+    let skipped = 0;
+    let following = true;
+    const follower = (async () => {
+      while (following || after < total) {
+        const page = (await (await fetch(`${sandbox.url}/_sandbox/webhooks/inbox?after=${after}&limit=1000`)).json()) as {
+          notifications: Array<{ id: number; event_id: string }>;
+        };
+        for (const n of page.notifications) {
+          if (n.id !== after + 1) skipped += n.id - after - 1;
+          after = n.id;
+          read.add(n.event_id);
+        }
+        if (page.notifications.length < 1000) await new Promise((r) => setTimeout(r, 250));
+      }
+    })();
+    const load = await sendSteadily(sandbox.url, await cliToken());
+    expect(load.statuses).toEqual({ 200: total });
+    const stats = await drained(sandbox.url);
+    following = false;
+    await follower;
+    expect(stats.dropped).toBe(0);
+    const failed = (await (await fetch(`${sandbox.url}/_sandbox/webhooks/deliveries?status=failed&limit=1`)).json()) as { total: number };
+    expect(failed.total).toBe(0);
+    expect(skipped).toBe(0);
+    expect(read.size).toBe(total);
+    const inbox = (await (await fetch(`${sandbox.url}/_sandbox/webhooks/inbox?limit=1`)).json()) as {
+      kept: number;
+      dropped: number;
+      last_id: number;
+      bytes: number;
+      limits: { max_notifications: number; max_bytes: number };
+    };
+    expect(inbox.last_id).toBe(total);
+    expect(inbox.kept).toBe(Math.min(total, inbox.limits.max_notifications));
+    expect(inbox.kept + inbox.dropped).toBe(total);
+    expect(inbox.bytes).toBeLessThanOrEqual(inbox.limits.max_bytes);
+    console.info(
+      `webhook inbox: ${total} updates in ${load.sendSeconds.toFixed(2)} s, answers p50 ${load.p50Ms} ms, p99 ${load.p99Ms} ms (after the first second p50 ${load.warmP50Ms}, p99 ${load.warmP99Ms}); the follower read ${read.size}, skipped ${skipped}; the inbox keeps ${inbox.kept} (${(inbox.bytes / 1024 / 1024).toFixed(1)} MiB), dropped ${inbox.dropped}`,
+    );
+  }, 120_000);
+});
+
+/** The webhook overview once the delivery queue has drained: what was refused at its bound. */
+function drained(url: string): Promise<{ pending: number; dropped: number }> {
+  return waitFor(
+    async () => {
+      const body = (await (await fetch(`${url}/_sandbox/webhooks`)).json()) as { pending: number; dropped: number };
+      return body.pending === 0 ? body : undefined;
+    },
+    'the delivery queue to drain',
+    30_000,
+  );
+}
 
 interface SteadyLoad {
   /** Answers by status code. */

@@ -7,7 +7,8 @@ import { type Answer, adminToken, api, clearErrors, controlHeaders, isTokenProbl
 import { focusKey, restoreFocus } from './focus.js';
 import { initRecordEditor } from './records.js';
 import { startRequests } from './requests.js';
-import { type Built, initScenarioForms, jsonRequest, scenarioRequest } from './scenarios.js';
+import { activateDefined, type Built, initScenarioForms, jsonRequest, scenarioRequest } from './scenarios.js';
+import { focusableScrollFrames, labelStackedCells } from './stack.js';
 import { startWebhooks } from './webhooks.js';
 
 interface Htmx {
@@ -54,7 +55,10 @@ document.body.addEventListener('htmx:afterSwap', (event) => {
   if (editor) initRecordEditor(editor);
   initScenarioForms(main);
   startWebhooks(main);
+  labelStackedCells(main);
+  focusableScrollFrames(main);
 });
+window.addEventListener('resize', () => focusableScrollFrames(main));
 
 document.body.addEventListener('htmx:responseError', (event) => {
   const xhr = (event as CustomEvent).detail.xhr as XMLHttpRequest;
@@ -164,6 +168,19 @@ async function act(source: HTMLElement, request: { method: string; path: string;
     if (!isTokenProblem(answer.status, answer.body)) say(messageOf(answer), true);
     return;
   }
+  if (form?.id === 'scenario-form') {
+    const name = String((answer.body as { name?: unknown }).name);
+    const problem = await activateDefined(form, name, async (method, path, body) => {
+      const res = await api(method, path, body);
+      return { ok: res.ok, body: res.body, message: messageOf(res) };
+    });
+    const activate = form.querySelector<HTMLInputElement>('#scenario-activate');
+    if (problem) say(problem, true);
+    else if (activate?.checked) say(doneText(activate.dataset.activatedDone as string, answer.body));
+    else say(doneText(source.dataset.done ?? 'Done.', answer.body));
+    refresh();
+    return;
+  }
   say(doneText(source.dataset.done ?? 'Done.', answer.body));
   if (form?.dataset.result) showResult(form.dataset.result, answer);
   else refresh();
@@ -188,6 +205,8 @@ document.addEventListener('click', (event) => {
   }
   const copy = target.closest<HTMLElement>('[data-copy]');
   if (copy) void copyFrom(copy.dataset.copy as string);
+  const reveal = target.closest<HTMLButtonElement>('button[data-reveal]');
+  if (reveal) toggleSecret(reveal);
   const start = target.closest<HTMLButtonElement>('button[data-confirm-start]');
   if (start) showConfirm(start, true);
   const cancel = target.closest<HTMLButtonElement>('button[data-confirm-cancel]');
@@ -225,6 +244,19 @@ document.addEventListener('submit', (event) => {
   }
   void act(form, requestOf(form, body), form);
 });
+
+/** A masked secret (ui.tsx Secret) shown or masked again; the button says what it will do next. */
+function toggleSecret(button: HTMLButtonElement): void {
+  const secret = document.querySelector<HTMLElement>(button.dataset.reveal as string);
+  const masked = secret?.parentElement?.querySelector<HTMLElement>('.masked');
+  if (!secret || !masked) return;
+  const show = secret.hidden;
+  secret.hidden = !show;
+  masked.hidden = show;
+  button.setAttribute('aria-expanded', String(show));
+  button.textContent = show ? 'Hide' : 'Show';
+  button.setAttribute('aria-label', `${show ? 'Hide' : 'Show'} ${button.dataset.what}`);
+}
 
 async function copyFrom(selector: string): Promise<void> {
   const source = document.querySelector<HTMLElement>(selector);

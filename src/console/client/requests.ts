@@ -63,7 +63,8 @@ export function startRequests(root: HTMLElement): () => void {
     open.className = 'open';
     const search = entry.url.includes('?') ? entry.url.slice(entry.url.indexOf('?')) : '';
     open.textContent = `${entry.path}${search}`;
-    open.setAttribute('aria-label', `Open ${entry.method} ${entry.path}, status ${entry.status}`);
+    // The name holds the text shown (the path and its query), so speech input finds the button by what it reads.
+    open.setAttribute('aria-label', `Open ${entry.method} ${entry.path}${search}, status ${entry.status}`);
     open.addEventListener('click', () => void openEntry(tr, entry));
     pathCell.append(open);
     if (form.elements.namedItem('namespace') && (form.elements.namedItem('namespace') as HTMLSelectElement).value === '*') {

@@ -4,7 +4,7 @@
 // PUT /_sandbox/scenarios/{name} when "replace" is ticked; the API's 400 problems appear next to
 // the field their pointer names (data-error-for in the page).
 import { say } from './api.js';
-import { type CommonCaseFields, commonDefinition } from './scenario-definition.js';
+import { type CommonCaseFields, commonDefinition, parseCalls } from './scenario-definition.js';
 
 export interface ControlRequest {
   method: string;
@@ -49,8 +49,32 @@ function requestFor(form: HTMLFormElement, definition: unknown): ControlRequest 
 
 /** The common-cases form (data-build="scenario"). */
 export function scenarioRequest(form: HTMLFormElement): Built {
-  return { request: requestFor(form, commonDefinition(fieldsOf(form))) };
+  const fields = fieldsOf(form);
+  const calls = fields.kind === 'nth-call' ? parseCalls(fields.call) : [];
+  if (typeof calls === 'string') return { problem: { pointer: '/calls', message: calls } };
+  return { request: requestFor(form, commonDefinition(fields)) };
 }
+
+/**
+ * "Activate it now" ticked: after the definition is saved, the scenario joins what is active for
+ * every merchant account (GET, then PUT /_sandbox/scenarios/active with it added); the answer's
+ * problem, if any. Two control calls, so the tester makes one.
+ */
+export async function activateDefined(form: HTMLFormElement, name: string, call: ControlCall): Promise<string | null> {
+  if (!checked(form, 'activate')) return null;
+  const path = `${(form.dataset.api as string).split(' ')[1]}/active`;
+  const now = await call('GET', path, undefined);
+  if (!now.ok) return `Saved, but not activated: ${now.message}`;
+  const everyone = (now.body as { active: Array<{ merchant_account_id: string | null; scenarios: string[] }> }).active.find(
+    (a) => a.merchant_account_id === null,
+  );
+  const scenarios = [...(everyone?.scenarios ?? []).filter((n) => n !== name), name];
+  const put = await call('PUT', path, { scenarios, merchant_account_id: null });
+  return put.ok ? null : `Saved, but not activated: ${put.message}`;
+}
+
+/** What activateDefined() needs of a control call. */
+export type ControlCall = (method: string, path: string, body: unknown) => Promise<{ ok: boolean; body: unknown; message: string }>;
 
 /** The JSON editor (data-build="json"): its textarea is the body. */
 export function jsonRequest(form: HTMLFormElement): Built {

@@ -45,7 +45,7 @@ function TablePanel(props: { id: string; title: string; empty: string; columns: 
         <Note>{props.empty}</Note>
       ) : (
         <div class="table-wrap">
-          <table>
+          <table class="stack">
             <TableHead columns={props.columns} />
             <tbody id={`${props.id}-rows`}>{props.children}</tbody>
           </table>

@@ -112,7 +112,7 @@ export const clockPage: ConsolePage = {
           <h2 id="clock-executions-title">Newest report executions</h2>
           {recent.length ? (
             <div class="table-wrap">
-              <table id="recent-executions">
+              <table id="recent-executions" class="stack">
                 <caption>The five newest report executions and their status now</caption>
                 <TableHead columns={['Created', 'Report', 'Status', 'Since']} />
                 <tbody>
@@ -141,7 +141,7 @@ export const clockPage: ConsolePage = {
           <h2 id="clock-due-title">Due next</h2>
           {due.length ? (
             <div class="table-wrap">
-              <table>
+              <table class="stack">
                 <caption>Scheduled report runs, report execution status changes and webhook attempts, soonest first</caption>
                 <TableHead columns={['When', 'What', 'Record']} />
                 <tbody>

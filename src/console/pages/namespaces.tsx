@@ -47,7 +47,7 @@ export const namespacesPage: ConsolePage = {
             </p>
           )}
           <div class="table-wrap">
-            <table id="namespaces-table">
+            <table id="namespaces-table" class="stack">
               <caption>Namespaces, with their records and journal</caption>
               <TableHead columns={['Name', 'Last used', 'Records', 'Journal', 'Actions']} />
               <tbody>

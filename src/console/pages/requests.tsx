@@ -4,11 +4,12 @@
 // fragment: headers, pretty bodies, a 4xx's validation details and the request as curl.
 
 import { ApiError } from '../../errors/api-error.js';
+import { sandboxBaseOf } from '../../http/base-url.js';
 import type { JournalEntry } from '../../journal/entry.js';
 import { JOURNAL } from '../../journal/journal.js';
 import { curlCommand } from '../curl.js';
 import { PageHeading } from '../layout.js';
-import { controlPath, controlRead, merchantAccountIds } from '../read.js';
+import { consolePath, controlPath, controlRead, merchantAccountIds } from '../read.js';
 import type { ConsolePage, ConsoleView } from '../types.js';
 import { ApiButton, JsonBlock, Note, TableHead } from '../ui.js';
 import { UpstreamComparison } from './upstream-comparison.js';
@@ -44,6 +45,20 @@ const UPSTREAM_OUTCOMES: Array<[string, string]> = [
   ['upstream_failed', 'upstream failed'],
   ['not_sent', 'write not sent'],
 ];
+
+/** Shown while the list is empty (console.css hides it once a row is there): how to make a first request. */
+function FirstRequestHint(props: { view: ConsoleView }) {
+  const base = sandboxBaseOf(props.view.call);
+  return (
+    <div id="requests-empty" class="note">
+      <p>No request here yet. Send one and it shows at once, for example:</p>
+      <pre class="curl">{`export TOKEN=$(npx payments-sandbox token)   # in a container: docker run --rm payments-sandbox token\ncurl -H "Authorization: Bearer $TOKEN" ${base}/connections`}</pre>
+      <p>
+        A token can also be minted on the <a href={consolePath(props.view, '/namespaces')}>Namespaces and tokens</a> page.
+      </p>
+    </div>
+  );
+}
 
 function Filters(props: { view: ConsoleView; namespaces: string[]; merchantAccounts: string[]; scenarios: string[] }) {
   const { view } = props;
@@ -120,6 +135,7 @@ export const requestsPage: ConsolePage = {
                 <TableHead columns={['Time', 'Method', 'Path', 'Status', 'Duration', 'Scenario']} />
                 <tbody id="request-rows" />
               </table>
+              <FirstRequestHint view={view} />
             </div>
             <section id="request-detail" class="panel detail" aria-label="Request detail" tabindex={-1}>
               <Note>Open a request to see its headers and bodies.</Note>

@@ -61,7 +61,13 @@ export function DefineSection(props: { view: ConsoleView }) {
             <ScenarioField numeric name="status" label="Answer status" value="500" errorFor="/respond" hint="One the operation declares, or 429 or any 5xx." />
           </CaseField>
           <CaseField kinds="nth-call">
-            <ScenarioField numeric name="call" label="On call number" value="1" errorFor="/calls" hint="1 is the first matching call." />
+            <ScenarioField
+              name="call"
+              label="On call number"
+              value="1"
+              errorFor="/calls"
+              hint="1 is the first matching call; a list and ranges too: 1,2 or 3-5."
+            />
           </CaseField>
           <CaseField kinds="delay">
             <ScenarioField numeric name="delay_ms" label="Delay in milliseconds" value="1500" errorFor="/delay_ms" hint="Real time, at most 120000." />
@@ -74,6 +80,10 @@ export function DefineSection(props: { view: ConsoleView }) {
         <div class="field checkbox">
           <input type="checkbox" id="scenario-replace" name="replace" />
           <label for="scenario-replace">Replace a scenario of the same name (PUT)</label>
+        </div>
+        <div class="field checkbox">
+          <input type="checkbox" id="scenario-activate" name="activate" data-activated-done="Scenario {name} saved and activated for every merchant account." />
+          <label for="scenario-activate">Activate it now, for every merchant account (PUT /_sandbox/scenarios/active)</label>
         </div>
         <span class="field-error" data-error-for="*" />
         <button type="submit">Define scenario</button>

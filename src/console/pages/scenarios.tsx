@@ -116,7 +116,7 @@ function CatalogSection(props: { view: ConsoleView; data: ScenarioData }) {
       <h2 id="catalog-title">Catalog</h2>
       <TargetForm data={data} />
       <div class="table-wrap">
-        <table id="scenario-catalog">
+        <table id="scenario-catalog" class="stack">
           <caption>Every scenario this namespace knows, and whether each is active for {targetLabel(targetId)}</caption>
           <TableHead columns={['Scenario', 'From', 'What it does', 'Operations', 'Calls matched / answered', 'Actions']} />
           <tbody>

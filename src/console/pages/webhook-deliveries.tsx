@@ -68,7 +68,7 @@ function Deliveries(props: { view: ConsoleView; list: DeliveryList; offset: numb
       <div>
         {items.length ? (
           <div class="table-wrap">
-            <table id="deliveries-table">
+            <table id="deliveries-table" class="stack">
               <caption>Webhook deliveries, newest first</caption>
               <TableHead columns={['Created', 'Event', 'To', 'Status', 'Attempts', 'Next attempt']} />
               <tbody>
@@ -173,7 +173,7 @@ function DeliveryDetail(props: { view: ConsoleView; delivery: Delivery }) {
       <h4 id="attempts-title">Attempts</h4>
       {d.attempts.length ? (
         <div class="table-wrap">
-          <table id="attempts-table" aria-labelledby="attempts-title">
+          <table id="attempts-table" class="stack" aria-labelledby="attempts-title">
             <TableHead columns={['#', 'Started (namespace clock)', 'Wall clock', 'Status', 'Duration', 'Error', 'Answer (first KiB)']} />
             <tbody>
               {d.attempts.map((a) => (

@@ -2,13 +2,15 @@
 // deactivated and deleted through the records API, the secret rotated through POST
 // /_sandbox/webhooks/subscriptions/{id}/rotate-secret), the deliveries with their attempts and a
 // retry (webhook-deliveries.tsx), an event triggered on demand (POST /_sandbox/events), and the
-// delivery behaviour (GET/PUT/DELETE /_sandbox/webhooks/behaviour: delay, duplicate, reorder).
+// delivery behaviour (GET/PUT/DELETE /_sandbox/webhooks/behaviour: delay, duplicate, reorder), and
+// the namespace's inbox (webhook-inbox.tsx).
 import type { Child } from 'hono/jsx';
 import { PageHeading } from '../layout.js';
 import { consolePath, controlPath, controlRead, merchantAccountIds } from '../read.js';
 import type { ConsolePage, ConsoleView } from '../types.js';
-import { ApiButton, ApiForm, Field, Instant, Note, relative, Select, TableHead } from '../ui.js';
+import { ApiButton, ApiForm, Field, FollowBox, Instant, Note, relative, Secret, Select, TableHead } from '../ui.js';
 import { DELIVERY_OUTCOMES, deliveriesPart } from './webhook-deliveries.js';
+import { InboxSection, inboxPart } from './webhook-inbox.js';
 
 interface Subscription {
   id: string;
@@ -27,6 +29,7 @@ interface Overview {
   pending: number;
   dropped: number;
   events: string[];
+  inbox_url: string;
   limits: { max_attempts: number; backoff_ms: number[]; timeout_ms: number };
 }
 
@@ -49,12 +52,12 @@ function SubscriptionsSection(props: { view: ConsoleView; data: WebhookData }) {
       {forward ? (
         <p id="forward">
           Every event of every merchant account also goes to <code>{forward.url}</code> (<code>--forward-webhooks-to</code>), signed with{' '}
-          <code>{forward.secret}</code>.
+          <Secret id="forward-secret" value={forward.secret} what="the forward target's signing secret" />.
         </p>
       ) : null}
       {data.subscriptions.length ? (
         <div class="table-wrap">
-          <table id="subscriptions-table">
+          <table id="subscriptions-table" class="stack">
             <caption>Where this namespace's notifications go; inactive ones receive nothing</caption>
             <TableHead columns={['URL', 'Merchant account', 'State', 'Signing secret', 'Actions']} />
             <tbody>
@@ -72,7 +75,7 @@ function SubscriptionsSection(props: { view: ConsoleView; data: WebhookData }) {
                       <span class={`badge ${s.active ? 'status-succeeded' : 'status-cancelled'}`}>{s.active ? 'active' : 'inactive'}</span>
                     </td>
                     <td>
-                      <code class="secret">{s.secret}</code>
+                      <Secret id={`secret-${s.id}`} value={s.secret} what={`the signing secret of the subscription to ${s.url}`} />
                       {s.previous_secret ? (
                         <span class="muted">
                           {' '}
@@ -125,9 +128,9 @@ function SubscriptionsSection(props: { view: ConsoleView; data: WebhookData }) {
           name="url"
           id="subscribe-url"
           label="URL"
-          placeholder="http://127.0.0.1:3000/hooks"
+          value={data.overview.inbox_url}
           required
-          hint="http or https; notifications are POSTed there."
+          hint="http or https; notifications are POSTed there. The one given is this namespace's inbox (below), which needs no server."
         />
         <Select name="merchant_account_id" id="subscribe-merchant" label="Merchant account" options={options(data.merchantAccounts)} value="default" />
         <button type="submit">Subscribe</button>
@@ -155,10 +158,7 @@ function DeliveriesSection(props: { view: ConsoleView; data: WebhookData; delive
         <button type="submit">Filter</button>
       </form>
       <div class="toolbar">
-        <span class="checkbox">
-          <input type="checkbox" id="deliveries-follow" checked />
-          <label for="deliveries-follow">Update every 2 seconds</label>
-        </span>
+        <FollowBox id="deliveries-follow" />
         <button type="button" id="deliveries-refresh">
           Refresh now
         </button>
@@ -250,6 +250,7 @@ export const webhooksPage: ConsolePage = {
       <>
         <PageHeading page={webhooksPage} />
         <SubscriptionsSection view={view} data={data} />
+        <InboxSection view={view} url={overview.inbox_url} list={await inboxPart(view)} />
         <DeliveriesSection view={view} data={data} deliveries={await deliveriesPart(view)} />
         <div class="columns">
           <TriggerSection view={view} data={data} />
@@ -261,5 +262,6 @@ export const webhooksPage: ConsolePage = {
 
   fragments: {
     deliveries: deliveriesPart,
+    inbox: inboxPart,
   },
 };
