@@ -53,7 +53,7 @@ describe('a data file that is not what it should be', () => {
       'a record with a number id',
       () => variant((d) => d.collections.buyers.push({ id: 5 })),
       (f) =>
-        `the data file ${f}: buyers[${sound.collections.buyers.length}] (id 5): field 'merchant_account_id' is required; field 'created_at' is required; field 'updated_at' is required; and 6 more. Fix`,
+        `the data file ${f}: buyers[${sound.collections.buyers.length}] (id 5): field 'reconciliation_id' is required; field 'merchant_account_id' is required; field 'created_at' is required; and 6 more. Fix`,
     ],
     [
       'a record with a field of the wrong type',
