@@ -80,11 +80,22 @@ function seen(what: string, ops: Op[], match: (op: Op) => boolean, from = ops.le
 /** Waits until every namespace has `more` writes acknowledged beyond what it has now. */
 async function progress(what: string, ops: Op[], names: string[], more = 3): Promise<void> {
   const from = ops.length;
-  await waitFor(
-    `${more} more writes acknowledged in every namespace ${what}`,
-    async () => (names.every((ns) => ops.slice(from).filter((op) => op.ns === ns && acked(op)).length >= more) ? true : undefined),
-    EVENT_MS * 2,
-  );
+  try {
+    await waitFor(
+      `${more} more writes acknowledged in every namespace ${what}`,
+      async () => (names.every((ns) => ops.slice(from).filter((op) => op.ns === ns && acked(op)).length >= more) ? true : undefined),
+      EVENT_MS * 2,
+    );
+  } catch (err) {
+    // What each namespace got meanwhile (status@node: count), to tell a stuck hand-over from a slow machine.
+    const since = ops.slice(from);
+    const seenBy = names.map((ns) => {
+      const counts = new Map<string, number>();
+      for (const op of since.filter((o) => o.ns === ns)) counts.set(`${op.status}@${op.node}`, (counts.get(`${op.status}@${op.node}`) ?? 0) + 1);
+      return `${ns} ${JSON.stringify(Object.fromEntries(counts))}`;
+    });
+    throw new Error(`${(err as Error).message}; meanwhile: ${seenBy.join(', ')}`);
+  }
 }
 
 /** The node that last acknowledged a write of `ns`. */
