@@ -52,7 +52,8 @@ function parseLease(value: string | null): Lease | null {
 export function startWriters(proxyUrl: string, redis: RedisClient, names: string[], headers: Record<string, string>, ops: Op[]): () => Promise<void> {
   let running = true;
   const lease = (ns: string) => redis.get(`payments-sandbox:ns:${ns}:lease`).then(parseLease, () => null); // unread (Redis degraded): no evidence either way
-  const counters = new Map(names.map((ns) => [ns, 0]));
+  // Numbers go on from the writes already in the history (earlier rounds): a value names one write.
+  const counters = new Map(names.map((ns) => [ns, Math.max(0, ...ops.filter((op) => op.ns === ns).map((op) => op.n))]));
   const writeOnce = async (ns: string) => {
     const n = (counters.get(ns) as number) + 1;
     counters.set(ns, n);
