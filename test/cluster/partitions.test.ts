@@ -142,7 +142,7 @@ async function degradeRedis(ops: Op[]): Promise<void> {
 }
 
 /** (d): the owner of `ns` cut from Redis and HAProxy until another node acknowledges a write of it, healed, until it acknowledges one again. */
-async function isolate(ns: string, ops: Op[], names: string[]): Promise<void> {
+async function isolate(ns: string, ops: Op[], names: string[], awaitReturn = true): Promise<void> {
   const { node, host } = await ownerOf(ns, ops);
   net.cut(host, net.hosts.redis);
   net.cut(host, net.hosts.proxy);
@@ -151,7 +151,8 @@ async function isolate(ns: string, ops: Op[], names: string[]): Promise<void> {
   } finally {
     net.heal(host);
   }
-  await seen(`${node.id} acknowledging ${ns} again once healed`, ops, (op) => op.ns === ns && acked(op) && op.node === node.id);
+  // With the fence broken the cut node may never take its namespace back (both believe they hold it): not waited for then.
+  if (awaitReturn) await seen(`${node.id} acknowledging ${ns} again once healed`, ops, (op) => op.ns === ns && acked(op) && op.node === node.id);
   await progress(`after ${node.id} was cut off and healed`, ops, names);
 }
 
@@ -217,7 +218,7 @@ describe.skipIf(missing !== null)('a shared sandbox through network partitions, 
       const stopWriters = startWriters(proxy.url, leases, BROKEN_NAMES, headers, ops);
       try {
         await progress('at the start of the round', ops, BROKEN_NAMES);
-        await isolate(BROKEN_NAMES[0], ops, BROKEN_NAMES);
+        await isolate(BROKEN_NAMES[0], ops, BROKEN_NAMES, false);
       } finally {
         await stopWriters();
       }
