@@ -17,7 +17,7 @@ import type { Namespace } from '../namespace/namespace.js';
 import type { NamespaceOptions, NamespaceRegistry } from '../namespace/registry.js';
 import type { Store } from '../store/store.js';
 import { Ownership } from './owner.js';
-import { connectRedis, KEYS, nsKeys, type SandboxRedis } from './redis.js';
+import { BROKEN_FENCE_SWITCH, connectRedis, fenceBroken, KEYS, nsKeys, type SandboxRedis } from './redis.js';
 import { admitNamespace, ownNamespace } from './serve-namespace.js';
 
 /** How often journals and step counters of the namespaces in use are written (what a kill -9 may lose of them). */
@@ -113,6 +113,11 @@ export class Cluster implements NamespaceHost {
       { event: 'cluster', node: nodeId, instance: this.instance, store: this.redis.address, lease_ms: this.config.leaseMs },
       `node ${nodeId} joined the shared sandbox at ${this.redis.address}`,
     );
+    if (fenceBroken)
+      this.logger.warn(
+        { event: 'cluster', node: nodeId, switch: BROKEN_FENCE_SWITCH.name },
+        `${BROKEN_FENCE_SWITCH.name} is set: this node's writes are NOT fenced (test only; acknowledged writes can be lost)`,
+      );
   }
 
   /** One line when Redis is lost and one when it is back (health says so meanwhile), whatever ioredis retries in between. */

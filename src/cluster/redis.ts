@@ -43,12 +43,25 @@ export const KEYS = {
   replies: (node: string) => `${PREFIX}replies:${node}`,
 };
 
+/**
+ * TEST ONLY, never in a deployment: with this variable set to this exact value, the fence is broken
+ * on purpose (the scripts below stop comparing the lease with the caller's holder), so that
+ * test/cluster/partitions.test.ts can show its history check catches a missing fence. Its name and
+ * value are long so that nobody sets it by accident; a node started with it says so in its log.
+ */
+export const BROKEN_FENCE_SWITCH = { name: 'PAYMENTS_SANDBOX_TEST_ONLY_BREAK_THE_FENCE', value: 'acknowledge-stale-writes' } as const;
+export const fenceBroken = process.env[BROKEN_FENCE_SWITCH.name] === BROKEN_FENCE_SWITCH.value;
+
 /** The refusal of a stale owner's write: LAPSED when nobody holds the lease now, else another node does. */
-const FENCE = `local cur = redis.call('GET', KEYS[1])
+const FENCE = fenceBroken
+  ? "local cur = redis.call('GET', KEYS[1])"
+  : `local cur = redis.call('GET', KEYS[1])
 if cur ~= ARGV[1] then
   {{before}}return redis.error_reply(cur and 'FENCED: another node holds the lease' or 'FENCED: LAPSED, nobody holds the lease')
 end`;
 const CHECK_LEASE = FENCE.replace('{{before}}', '');
+/** Whether the lease is the caller's (broken on purpose: whoever's it is, while it lives). */
+const HOLDS = fenceBroken ? 'cur' : 'cur == ARGV[1]';
 
 /** The scripts, defined on a connection as commands (ioredis sends EVALSHA, EVAL on a miss). */
 const SCRIPTS = {
@@ -81,7 +94,7 @@ return {1, epoch, 1, created}`,
   leaseRenew: {
     numberOfKeys: 1,
     lua: `local cur = redis.call('GET', KEYS[1])
-if cur == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if ${HOLDS} then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
 if cur then return 0 end
 return -1`,
   },

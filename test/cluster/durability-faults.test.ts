@@ -14,7 +14,7 @@
 // its figures: rounds, writes sent and acknowledged, lost, duration.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenFor, WELL_KNOWN } from '../support/sandbox.js';
-import { type HaProxy, type RedisServer, type SandboxNode, startNode, startProxy, startRedis, waitFor } from './support.js';
+import { type HaProxy, type RedisServer, recordIds, type SandboxNode, startNode, startProxy, startRedis, waitFor } from './support.js';
 
 const ROUNDS = Number(process.env.DURABILITY_ROUNDS ?? (process.env.SOAK ? 20 : 1));
 const BUYER = WELL_KNOWN.buyers.default.id;
@@ -178,18 +178,6 @@ async function freezeRedis(): Promise<void> {
   await progress('after Redis was frozen past the leases and woken');
 }
 
-/** Every record of a collection in the namespace, page by page through the control API. */
-async function allIds(node: SandboxNode, ns: string, collection: string): Promise<Set<string>> {
-  const ids = new Set<string>();
-  for (let offset = 0; ; offset += PAGE) {
-    const res = await fetch(`${node.url}/ns/${ns}/_sandbox/records/${collection}?limit=${PAGE}&offset=${offset}`);
-    expect(res.status, `${ns} ${collection} page at ${offset}`).toBe(200);
-    const page = (await res.json()) as { items: { id: string }[]; total: number };
-    for (const item of page.items) ids.add(item.id);
-    if (offset + PAGE >= page.total) return ids;
-  }
-}
-
 /** Checks every acknowledged write of every namespace against what a node loads from Redis; returns how many were lost. */
 async function checkEverything(): Promise<number> {
   let lost = 0;
@@ -215,8 +203,8 @@ async function checkEverything(): Promise<number> {
     expect(at >= atLeast && (at !== -1 || atLeast === -1), `${ns}: the buyer serves ${served}, the last update acknowledged is ${l.lastUpdateAcked}`).toBe(
       true,
     );
-    const buyers = await allIds(node, ns, 'buyers');
-    const reports = await allIds(node, ns, 'reports');
+    const buyers = await recordIds(node.url, ns, 'buyers', PAGE);
+    const reports = await recordIds(node.url, ns, 'reports', PAGE);
     const missing = [...l.buyersAcked.filter((id) => !buyers.has(id)), ...l.reportsAcked.filter((id) => !reports.has(id))];
     lost += missing.length;
     expect(missing, `${ns}: acknowledged buyers and reports missing after the restart`).toEqual([]);

@@ -79,8 +79,23 @@ interface Proc {
   exited: Promise<number | null>;
 }
 
-function run(command: string, args: string[]): Proc {
-  const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Where a process of the shared sandbox runs: by default this machine's loopback; with `netns`, a
+ * network namespace of test/cluster/netns.ts, reached at `address` (its veth's).
+ */
+export interface Host {
+  address: string;
+  netns?: string;
+  /** Extra environment for the process (a test-only switch, say). */
+  env?: Record<string, string>;
+}
+
+const LOOPBACK: Host = { address: '127.0.0.1' };
+
+function run(command: string, args: string[], host: Host = LOOPBACK): Proc {
+  // `ip netns exec` execs the program in place (no fork), so the child's pid is the program's: signals reach it.
+  const [program, argv] = host.netns ? ['ip', ['netns', 'exec', host.netns, command, ...args]] : [command, args];
+  const proc = spawn(program, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: host.env ? { ...process.env, ...host.env } : process.env });
   let output = '';
   proc.stdout?.on('data', (d) => (output = (output + d).slice(-500_000)));
   proc.stderr?.on('data', (d) => (output = (output + d).slice(-500_000)));
@@ -97,6 +112,7 @@ async function stop(p: Proc, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> 
 }
 
 export interface RedisServer {
+  host: string;
   port: number;
   url: string;
   /** Stops it at once (SIGKILL): clients see it gone. */
@@ -110,21 +126,26 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-export async function startRedis(): Promise<RedisServer> {
+export async function startRedis(host: Host = LOOPBACK): Promise<RedisServer> {
   const program = requireProgram('redis-server', 'redis-server');
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-redis-'));
-  const port = await freePort();
+  const port = host.netns ? 6379 : await freePort();
   let current: Proc;
   const launch = async () => {
-    current = run(program, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', '']);
+    current = run(
+      program,
+      ['--port', String(port), '--bind', host.address, '--protected-mode', 'no', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''],
+      host,
+    );
     await waitFor(`redis-server on ${port}`, async () =>
-      spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.trim() === 'PONG' ? true : undefined,
+      spawnSync('redis-cli', ['-h', host.address, '-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.trim() === 'PONG' ? true : undefined,
     );
   };
   await launch();
   return {
+    host: host.address,
     port,
-    url: `redis://127.0.0.1:${port}`,
+    url: `redis://${host.address}:${port}`,
     kill: () => stop(current, 'SIGKILL'),
     restart: launch,
     signal: (signal) => current.proc.kill(signal),
@@ -142,11 +163,12 @@ export async function startRedis(): Promise<RedisServer> {
 
 /** redis-cli against the test's Redis: its output, trimmed. */
 export function redisCli(redis: RedisServer, ...args: string[]): string {
-  return spawnSync('redis-cli', ['-p', String(redis.port), ...args], { encoding: 'utf8' }).stdout.trim();
+  return spawnSync('redis-cli', ['-h', redis.host, '-p', String(redis.port), ...args], { encoding: 'utf8' }).stdout.trim();
 }
 
 export interface SandboxNode {
   id: string;
+  host: string;
   port: number;
   url: string;
   pid: number;
@@ -157,13 +179,16 @@ export interface SandboxNode {
 }
 
 /** A sandbox node (the built command) on a free port (or `port`: a node restarted where the proxy expects it), ready once its health answers 200. */
-export async function startNode(redis: RedisServer, id: string, extra: string[] = [], port?: number): Promise<SandboxNode> {
+export async function startNode(redis: RedisServer, id: string, extra: string[] = [], port?: number, host: Host = LOOPBACK): Promise<SandboxNode> {
   requireBuilt();
-  port ??= await freePort();
+  port ??= host.netns ? 4011 : await freePort();
+  // Off loopback the control API needs a token or `open`: only the test's own namespaces reach it.
+  const listen = host.netns ? ['--host', host.address, '--control-api', 'open'] : [];
   const args = [
     CLI,
     '--port',
     String(port),
+    ...listen,
     '--node-id',
     id,
     '--store',
@@ -175,8 +200,8 @@ export async function startNode(redis: RedisServer, id: string, extra: string[] 
     '--log-level',
     'warn',
   ];
-  const p = run(process.execPath, ['--max-semi-space-size=8', ...args, '--validate-responses', ...extra]);
-  const url = `http://127.0.0.1:${port}`;
+  const p = run(process.execPath, ['--max-semi-space-size=8', ...args, '--validate-responses', ...extra], host);
+  const url = `http://${host.address}:${port}`;
   const adminToken = extra[extra.indexOf('--admin-token') + 1];
   const headers: Record<string, string> = extra.includes('--admin-token') ? { 'x-sandbox-admin-token': adminToken } : {};
   // Up to a minute: three nodes starting at once on two busy cores took more than 15 s (load 19).
@@ -190,6 +215,7 @@ export async function startNode(redis: RedisServer, id: string, extra: string[] 
   );
   return {
     id,
+    host: host.address,
     port,
     url,
     pid: p.proc.pid as number,
@@ -208,27 +234,27 @@ export interface HaProxy {
 }
 
 /** deploy/haproxy.cfg with its bind port and server lines replaced; with nodes' admin token, its health check sends it (docs/shared-sandbox.md). */
-export function proxyConfig(port: number, nodes: SandboxNode[], adminToken?: string): string {
+export function proxyConfig(port: number, nodes: SandboxNode[], adminToken?: string, address = '127.0.0.1'): string {
   const shipped = readFileSync(join(ROOT, 'deploy/haproxy.cfg'), 'utf8');
   // Fixed ids, as the shipped file says: node3 keeps its place on the ring when node1's line goes.
-  const servers = nodes.map((n) => `    server ${n.id} 127.0.0.1:${n.port} check id ${n.id.replace(/\D/g, '')}`).join('\n');
-  let config = shipped.replace(/bind 127\.0\.0\.1:4010/, `bind 127.0.0.1:${port}`).replace(/(\n {4}server .*)+/, `\n${servers}`);
+  const servers = nodes.map((n) => `    server ${n.id} ${n.host}:${n.port} check id ${n.id.replace(/\D/g, '')}`).join('\n');
+  let config = shipped.replace(/bind 127\.0\.0\.1:4010/, `bind ${address}:${port}`).replace(/(\n {4}server .*)+/, `\n${servers}`);
   if (adminToken) config = config.replace(/(\n {4}option httpchk .*)/, `$1\n    http-check send hdr x-sandbox-admin-token ${adminToken}`);
   if (!config.includes(`:${port}`) || !config.includes(servers))
     throw new Error('deploy/haproxy.cfg no longer has the bind and server lines the tests replace');
   return config;
 }
 
-export async function startProxy(nodes: SandboxNode[], adminToken?: string): Promise<HaProxy> {
+export async function startProxy(nodes: SandboxNode[], adminToken?: string, host: Host = LOOPBACK): Promise<HaProxy> {
   const program = requireProgram('haproxy', 'haproxy');
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-haproxy-'));
-  const port = await freePort();
+  const port = host.netns ? 4010 : await freePort();
   const file = join(dir, 'haproxy.cfg');
   let current: Proc;
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${host.address}:${port}`;
   const launch = async (list: SandboxNode[]) => {
-    writeFileSync(file, proxyConfig(port, list, adminToken));
-    current = run(program, ['-db', '-f', file]);
+    writeFileSync(file, proxyConfig(port, list, adminToken, host.address));
+    current = run(program, ['-db', '-f', file], host);
     await waitFor(
       'haproxy listening',
       async () => {
@@ -258,4 +284,16 @@ export async function stopCluster(proxy: HaProxy | undefined, nodes: SandboxNode
   await proxy?.stop();
   await Promise.all(nodes.map((n) => n.stop()));
   await redis?.stop();
+}
+
+/** Every record id of a collection in a namespace, page by page (small pages, so the reading pages for real) through a node's control API. */
+export async function recordIds(nodeUrl: string, ns: string, collection: string, pageSize = 100): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for (let offset = 0; ; offset += pageSize) {
+    const res = await fetch(`${nodeUrl}/ns/${ns}/_sandbox/records/${collection}?limit=${pageSize}&offset=${offset}`);
+    if (res.status !== 200) throw new Error(`${ns} ${collection} page at ${offset}: ${res.status} ${await res.text()}`);
+    const page = (await res.json()) as { items: { id: string }[]; total: number };
+    for (const item of page.items) ids.add(item.id);
+    if (offset + pageSize >= page.total) return ids;
+  }
 }

@@ -1,0 +1,233 @@
+// Partitions, not only pauses (issue 35 part 3). Redis, HAProxy (deploy/haproxy.cfg) and three
+// nodes each run in a network namespace of the test's own (netns.ts); the test reaches them through
+// its own veth. Numbered writes on several namespaces go through HAProxy while links are cut
+// (nftables) and degraded (tc netem), each healed before the next:
+//   (a) an owner cut from Redis, still reached by HAProxy;
+//   (b) an owner cut from HAProxy only;
+//   (c) 200 ms of delay and 5% loss on everything Redis sends to the nodes;
+//   (d) an owner cut from both, until another node acknowledges its namespace, then healed.
+// Every write is kept in a history (history.ts: node, epoch, value, start and end); afterwards every
+// node is killed and restarted and everything is read back from Redis alone. The check: no
+// acknowledged write lost or reverted, no two nodes acknowledging writes of one namespace at once.
+// A second test breaks the fence on purpose (src/cluster/redis.ts, BROKEN_FENCE_SWITCH) and runs
+// (d) again: the check must report it.
+//
+// Needs root, ip, tc and nft: without them it is skipped with one line (under CI=true it fails).
+// One round in npm test; PARTITION_ROUNDS=20 runs twenty (docs/shared-sandbox-durability.md).
+import { Redis as RedisClient } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BROKEN_FENCE_SWITCH } from '../../src/cluster/redis.js';
+import { tokenFor } from '../support/sandbox.js';
+import { acked, BUYER, checkHistory, type Op, type ReadBack, startWriters, type Verdict } from './history.js';
+import { createNetwork, missingForNetns, type NetHost, type Network } from './netns.js';
+import { type HaProxy, type Host, type RedisServer, recordIds, type SandboxNode, startNode, startProxy, startRedis, waitFor } from './support.js';
+
+const ROUNDS = Number(process.env.PARTITION_ROUNDS ?? 1);
+const IDS = ['node1', 'node2', 'node3'];
+const NAMES = Array.from({ length: 6 }, (_, i) => `part-${i}`);
+const BROKEN_NAMES = Array.from({ length: 3 }, (_, i) => `unfenced-${i}`);
+/** Waits on events under faults, on a machine shared with others: generous. */
+const EVENT_MS = 60_000;
+
+const missing = missingForNetns();
+if (missing && process.env.CI === 'true') throw new Error(`partition tests: ${missing} is missing; CI must run them`);
+if (missing) console.warn(`partition tests: skipped, needs ${missing}`);
+
+let net: Network;
+let redis: RedisServer;
+let nodes: SandboxNode[] = [];
+let proxy: HaProxy;
+let leases: RedisClient;
+let headers: Record<string, string>;
+const hostOf = (name: string, env?: Record<string, string>): Host => ({ ...net.hosts[name], env });
+
+async function startNodes(env?: Record<string, string>): Promise<void> {
+  nodes = await Promise.all(IDS.map((id) => startNode(redis, id, ['--log-level', 'warn'], undefined, hostOf(id, env))));
+}
+
+/** Every node killed (-9) and started again (with `env`): nothing but Redis holds the state now. */
+async function restartAll(env?: Record<string, string>): Promise<void> {
+  for (const n of nodes) n.signal('SIGKILL');
+  await Promise.all(nodes.map((n) => n.exited));
+  await startNodes(env);
+}
+
+beforeAll(async () => {
+  if (missing) return;
+  net = createNetwork(['redis', 'proxy', ...IDS]);
+  redis = await startRedis(hostOf('redis'));
+  await startNodes();
+  proxy = await startProxy(nodes, undefined, hostOf('proxy'));
+  leases = new RedisClient({ host: redis.host, port: redis.port, maxRetriesPerRequest: 1, commandTimeout: 3_000 });
+  headers = { authorization: `Bearer ${await tokenFor('admin')}`, 'content-type': 'application/json' };
+}, 120_000);
+
+afterAll(async () => {
+  if (missing) return;
+  for (const host of Object.values(net?.hosts ?? {})) net.heal(host);
+  leases?.disconnect();
+  await proxy?.stop();
+  await Promise.all(nodes.map((n) => n.stop()));
+  await redis?.stop();
+  net?.remove();
+}, 120_000);
+
+/** Waits until `ops` has an operation matching `match` beyond the first `from`. */
+function seen(what: string, ops: Op[], match: (op: Op) => boolean, from = ops.length): Promise<Op> {
+  return waitFor(what, async () => ops.slice(from).find((op) => op.end > 0 && match(op)), EVENT_MS);
+}
+
+/** Waits until every namespace has `more` writes acknowledged beyond what it has now. */
+async function progress(what: string, ops: Op[], names: string[], more = 3): Promise<void> {
+  const from = ops.length;
+  try {
+    await waitFor(
+      `${more} more writes acknowledged in every namespace ${what}`,
+      async () => (names.every((ns) => ops.slice(from).filter((op) => op.ns === ns && acked(op)).length >= more) ? true : undefined),
+      EVENT_MS * 2,
+    );
+  } catch (err) {
+    // What each namespace got meanwhile (status@node: count), to tell a stuck hand-over from a slow machine.
+    const since = ops.slice(from);
+    const seenBy = names.map((ns) => {
+      const counts = new Map<string, number>();
+      for (const op of since.filter((o) => o.ns === ns)) counts.set(`${op.status}@${op.node}`, (counts.get(`${op.status}@${op.node}`) ?? 0) + 1);
+      return `${ns} ${JSON.stringify(Object.fromEntries(counts))}`;
+    });
+    throw new Error(`${(err as Error).message}; meanwhile: ${seenBy.join(', ')}`);
+  }
+}
+
+/** The node that last acknowledged a write of `ns`. */
+async function ownerOf(ns: string, ops: Op[]): Promise<{ node: SandboxNode; host: NetHost }> {
+  const op = await seen(`a write of ${ns} acknowledged`, ops, (o) => o.ns === ns && acked(o), 0);
+  const last = ops.filter((o) => o.ns === ns && acked(o)).at(-1) ?? op;
+  const node = nodes.find((n) => n.id === last.node) as SandboxNode;
+  return { node, host: net.hosts[node.id] };
+}
+
+async function cutFromRedis(ns: string, ops: Op[]): Promise<void> {
+  const { node, host } = await ownerOf(ns, ops);
+  net.cut(host, net.hosts.redis);
+  try {
+    await seen(`${node.id}, cut from Redis, answering a write 503`, ops, (op) => op.node === node.id && op.status === 503);
+  } finally {
+    net.heal(host);
+  }
+  await progress(`after ${node.id} was cut from Redis and healed`, ops, NAMES);
+}
+
+async function cutFromProxy(ns: string, ops: Op[]): Promise<void> {
+  const { node, host } = await ownerOf(ns, ops);
+  net.cut(host, net.hosts.proxy);
+  try {
+    await seen(`another node acknowledging ${ns} while ${node.id} is cut from HAProxy`, ops, (op) => op.ns === ns && acked(op) && op.node !== node.id);
+  } finally {
+    net.heal(host);
+  }
+  await progress(`after ${node.id} was cut from HAProxy and healed`, ops, NAMES);
+}
+
+/** How (c) was applied on this kernel, for the figures. */
+let degraded = '';
+
+async function degradeRedis(ops: Op[]): Promise<void> {
+  degraded = net.degrade(net.hosts.redis, 200, 5);
+  try {
+    await progress('with 200 ms delay and 5% loss between Redis and the nodes', ops, NAMES);
+  } finally {
+    net.heal(net.hosts.redis);
+  }
+  await progress('after the link to Redis was healed', ops, NAMES);
+}
+
+/** (d): the owner of `ns` cut from Redis and HAProxy until another node acknowledges a write of it, healed, until it acknowledges one again. */
+async function isolate(ns: string, ops: Op[], names: string[], awaitReturn = true): Promise<void> {
+  const { node, host } = await ownerOf(ns, ops);
+  net.cut(host, net.hosts.redis);
+  net.cut(host, net.hosts.proxy);
+  try {
+    await seen(`another node acknowledging ${ns} while ${node.id} is cut off`, ops, (op) => op.ns === ns && acked(op) && op.node !== node.id);
+  } finally {
+    net.heal(host);
+  }
+  // With the fence broken the cut node may never take its namespace back (both believe they hold it): not waited for then.
+  if (awaitReturn) await seen(`${node.id} acknowledging ${ns} again once healed`, ops, (op) => op.ns === ns && acked(op) && op.node === node.id);
+  await progress(`after ${node.id} was cut off and healed`, ops, names);
+}
+
+/** What a node loads from Redis of each namespace, every node restarted first. */
+async function readBack(names: string[]): Promise<Map<string, ReadBack>> {
+  const result = new Map<string, ReadBack>();
+  for (const [i, ns] of names.entries()) {
+    const node = nodes[i % nodes.length];
+    const buyer = await waitFor(
+      `${node.id} serving ${ns} after the restart`,
+      async () => {
+        const res = await fetch(`${node.url}/ns/${ns}/_sandbox/records/buyers/${BUYER}`);
+        if (res.status === 200) return (await res.json()) as { display_name: string };
+        await res.arrayBuffer();
+        return undefined;
+      },
+      EVENT_MS,
+    );
+    result.set(ns, { displayName: buyer.display_name, buyerIds: await recordIds(node.url, ns, 'buyers') });
+  }
+  return result;
+}
+
+function figures(verdict: Verdict, ops: Op[], started: number) {
+  const { problems, ...counts } = verdict;
+  return { ...counts, sent: ops.length, seconds: Math.round((performance.now() - started) / 1000), problems: problems.slice(0, 10) };
+}
+
+describe.skipIf(missing !== null)('a shared sandbox through network partitions, read back from Redis alone', () => {
+  it(
+    `keeps every acknowledged write, one node acknowledging per namespace at a time, through cuts and a degraded link (${ROUNDS} round${ROUNDS > 1 ? 's' : ''})`,
+    async () => {
+      const started = performance.now();
+      const ops: Op[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const stopWriters = startWriters(proxy.url, leases, NAMES, headers, ops);
+        try {
+          await progress('at the start of the round', ops, NAMES);
+          await cutFromRedis(NAMES[round % NAMES.length], ops);
+          await cutFromProxy(NAMES[(round + 1) % NAMES.length], ops);
+          await degradeRedis(ops);
+          await isolate(NAMES[(round + 2) % NAMES.length], ops, NAMES);
+        } finally {
+          await stopWriters();
+        }
+        await restartAll();
+      }
+      const verdict = checkHistory(ops, await readBack(NAMES));
+      console.log(`partitions: ${JSON.stringify({ rounds: ROUNDS, degraded, ...figures(verdict, ops, started) })}`);
+      expect(verdict.problems).toEqual([]);
+      expect(verdict.unexpected).toBe(0);
+      expect(verdict.acknowledged).toBeGreaterThan(NAMES.length * 12 * ROUNDS);
+    },
+    180_000 + 240_000 * ROUNDS,
+  );
+
+  it('reports two nodes acknowledging one namespace when the fence is broken on purpose (the isolation round)', async () => {
+    const started = performance.now();
+    const ops: Op[] = [];
+    await restartAll({ [BROKEN_FENCE_SWITCH.name]: BROKEN_FENCE_SWITCH.value });
+    try {
+      expect(nodes[0].output()).toContain(`${BROKEN_FENCE_SWITCH.name} is set`);
+      const stopWriters = startWriters(proxy.url, leases, BROKEN_NAMES, headers, ops);
+      try {
+        await progress('at the start of the round', ops, BROKEN_NAMES);
+        await isolate(BROKEN_NAMES[0], ops, BROKEN_NAMES, false);
+      } finally {
+        await stopWriters();
+      }
+    } finally {
+      await restartAll();
+    }
+    const verdict = checkHistory(ops, await readBack(BROKEN_NAMES));
+    console.log(`partitions with the fence broken: ${JSON.stringify(figures(verdict, ops, started))}`);
+    expect(verdict.overlaps).toBeGreaterThan(0);
+    expect(verdict.problems.some((line) => line.includes('acknowledged while') || line.includes('both acknowledged'))).toBe(true);
+  }, 300_000);
+});
