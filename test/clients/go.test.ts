@@ -1,13 +1,12 @@
-// The Go suite (clients/go: go test) against the built sandbox. Its module cache, build cache and
-// GOPATH are clients/go/.cache (ignored): a cold run downloads the pinned modules and compiles the
-// standard library packages it needs, a warm run takes seconds. The official client
+// The Go suite (clients/go: go test) against the built sandbox. Its module cache and GOPATH are
+// clients/go/.cache (ignored), its build cache Go's own (go-support.ts): a cold run downloads the
+// pinned modules and compiles what the machine's cache lacks, a warm run takes seconds. The official client
 // github.com/gr4vy/gr4vy-go is not served by the Go module proxy this project reaches, so the suite
 // sends what that client sends through net/http, its transport (clients/go/README.md).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningCli } from '../cli/support/cli.js';
+import { describe, expect, it } from 'vitest';
 import { toolchain } from '../support/toolchain.js';
 import { GO_SUITE, goEnv, goTestSummary } from './go-support.js';
-import { ROOT, runCommand, startClientSandbox } from './support.js';
+import { ROOT, runCommand, useClientSandbox } from './support.js';
 
 const GO = toolchain('the Go client suite', 'go', ['version'], 'Go 1.26: https://go.dev/doc/install, or the golang package');
 // A cold cache (module download and compiling net/http and crypto on two shared cores) can take
@@ -15,13 +14,7 @@ const GO = toolchain('the Go client suite', 'go', ['version'], 'Go 1.26: https:/
 const BUDGET_MS = 480_000;
 
 describe.skipIf(!GO.present)('the Go client suite (go test)', () => {
-  let sandbox: RunningCli;
-  beforeAll(async () => {
-    sandbox = await startClientSandbox();
-  }, 60_000);
-  afterAll(async () => {
-    await sandbox?.stop();
-  });
+  const sandbox = useClientSandbox();
 
   it(
     'passes against the sandbox',
@@ -31,7 +24,7 @@ describe.skipIf(!GO.present)('the Go client suite (go test)', () => {
       // npm run test:container.
       const run = await runCommand('go', ['test', '-count=1', '-v', '.'], {
         cwd: GO_SUITE,
-        env: { ...goEnv(), SANDBOX_URL: sandbox.url, SANDBOX_ROOT: ROOT },
+        env: { ...goEnv(), SANDBOX_URL: sandbox().url, SANDBOX_ROOT: ROOT },
         timeoutMs: BUDGET_MS - 10_000,
       });
       const { passed, failed, skipped } = goTestSummary(run.output);

@@ -5,10 +5,9 @@
 // java.net.http, that client's transport (clients/java/README.md).
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningCli } from '../cli/support/cli.js';
+import { describe, expect, it } from 'vitest';
 import { toolchain } from '../support/toolchain.js';
-import { CLIENTS, ROOT, runCommand, startClientSandbox } from './support.js';
+import { CLIENTS, ROOT, runCommand, useClientSandbox } from './support.js';
 import { ALL_PASSED, surefireSummary } from './surefire.js';
 
 const SUITE = join(CLIENTS, 'java');
@@ -17,13 +16,7 @@ const MAVEN = toolchain('the Java client suite', 'mvn', ['-B', '-v'], 'a JDK 17 
 const BUDGET_MS = 300_000;
 
 describe.skipIf(!MAVEN.present)('the Java client suite (JUnit 5, Maven Surefire)', () => {
-  let sandbox: RunningCli;
-  beforeAll(async () => {
-    sandbox = await startClientSandbox();
-  }, 60_000);
-  afterAll(async () => {
-    await sandbox?.stop();
-  });
+  const sandbox = useClientSandbox();
 
   it(
     'passes against the sandbox',
@@ -31,7 +24,7 @@ describe.skipIf(!MAVEN.present)('the Java client suite (JUnit 5, Maven Surefire)
       const started = performance.now();
       const run = await runCommand('mvn', ['-B', '--no-transfer-progress', `-Dmaven.repo.local=${join(SUITE, '.m2')}`, 'test'], {
         cwd: SUITE,
-        env: { SANDBOX_URL: sandbox.url, SANDBOX_ROOT: ROOT },
+        env: { SANDBOX_URL: sandbox().url, SANDBOX_ROOT: ROOT },
         timeoutMs: BUDGET_MS - 10_000,
       });
       const summary = surefireSummary(run.output);

@@ -3,27 +3,21 @@
 // clients/python/.venv (ignored): made and filled on the first run, found there later. Measured on
 // the shared two-core machine under load: a cold install (no pip cache) 5.6 min, a warm run of the
 // 138 tests about a minute.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningCli } from '../cli/support/cli.js';
+import { describe, expect, it } from 'vitest';
 import { toolchain } from '../support/toolchain.js';
 import { ensureVenv, PYTHON_SUITE, pytestSummary, VENV_PYTHON } from './python-venv.js';
-import { ROOT, runCommand, startClientSandbox } from './support.js';
+import { ROOT, runCommand, useClientSandbox } from './support.js';
 
 const PYTHON = toolchain('the Python client suite', 'python3', ['--version'], 'Python 3.11 with venv: apt-get install -y python3 python3-venv');
 const INSTALL_MS = 600_000;
 const RUN_MS = 240_000;
 
 describe.skipIf(!PYTHON.present)('the Python client suite (pytest, gr4vy)', () => {
-  let sandbox: RunningCli;
-  beforeAll(async () => {
+  const sandbox = useClientSandbox(async () => {
     const started = performance.now();
     await ensureVenv('requirements.txt', INSTALL_MS);
     console.log(`python suite: venv ready in ${((performance.now() - started) / 1000).toFixed(0)} s (${PYTHON.version})`);
-    sandbox = await startClientSandbox();
-  }, INSTALL_MS + 60_000);
-  afterAll(async () => {
-    await sandbox?.stop();
-  });
+  }, INSTALL_MS);
 
   it(
     'passes against the sandbox',
@@ -31,7 +25,7 @@ describe.skipIf(!PYTHON.present)('the Python client suite (pytest, gr4vy)', () =
       const started = performance.now();
       const run = await runCommand(VENV_PYTHON, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider'], {
         cwd: PYTHON_SUITE,
-        env: { SANDBOX_URL: sandbox.url, SANDBOX_ROOT: ROOT },
+        env: { SANDBOX_URL: sandbox().url, SANDBOX_ROOT: ROOT },
         timeoutMs: RUN_MS - 10_000,
       });
       const summary = pytestSummary(run.output);

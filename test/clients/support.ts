@@ -5,6 +5,7 @@
 // folders of the repository (clients/python/.venv, clients/java/.m2, clients/go/.cache).
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { ensureBuilt, ROOT, type RunningCli, startCli } from '../cli/support/cli.js';
 
 export { ROOT };
@@ -17,6 +18,25 @@ export const CLIENT_MERCHANT_HEADER = 'x-gr4vy-merchant-account-id';
 export async function startClientSandbox(extra: string[] = []): Promise<RunningCli> {
   await ensureBuilt();
   return startCli(['--port', '0', '--merchant-account-header', CLIENT_MERCHANT_HEADER, '--log-level', 'warn', ...extra]);
+}
+
+/**
+ * The client sandbox of a describe block: `prepare` (installing a toolchain's dependencies) and the
+ * sandbox's start before its tests, the stop after. Returns the running sandbox's getter.
+ */
+export function useClientSandbox(prepare?: () => Promise<void>, prepareMs = 0): () => RunningCli {
+  let sandbox: RunningCli | undefined;
+  beforeAll(async () => {
+    await prepare?.();
+    sandbox = await startClientSandbox();
+  }, prepareMs + 60_000);
+  afterAll(async () => {
+    await sandbox?.stop();
+  });
+  return () => {
+    if (!sandbox) throw new Error('the client sandbox did not start');
+    return sandbox;
+  };
 }
 
 export interface RunResult {
