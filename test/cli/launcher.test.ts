@@ -153,5 +153,5 @@ describe('a server started directly by a script', () => {
     await waitFor(() => (ended(pid) ? true : undefined), `server ${pid} to end`);
     expect(await portAnswers(url)).toBe(false);
     expect(readFileSync(join(project, dir, 'err.log'), 'utf8')).toMatch(/payments-sandbox stopped after \d+\.\d s: 1 request, state was in memory\n$/);
-  });
+  }, 90_000); // a cold start of the CLI under the whole suite on two cores, as the launcher tests above
 });
