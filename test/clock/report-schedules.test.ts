@@ -90,6 +90,24 @@ describe('report schedules driven by the clock', () => {
     expect(run).toMatchObject({ created_at: '2026-03-11T00:00:00.000Z', status: 'succeeded', updated_at: '2026-03-11T00:00:30.000Z' });
   });
 
+  it('makes no runs for the years before the namespace began, however far back a report was due', async () => {
+    const t = await at('2026-03-10T12:00:00Z');
+    const ns = `schedules-${nsCount}`;
+    const report = await t.create({ schedule: 'daily', schedule_timezone: 'Asia/Kolkata' });
+    // As a seeded report or an imported state may hold: due years before this namespace's clock began.
+    const patched = await sb.http
+      .patch(`/_sandbox/records/reports/${report.id}`)
+      .set('x-sandbox-namespace', ns)
+      .send({ next_execution_at: '2019-01-01T00:00:00.000Z' });
+    expect(patched.status).toBe(200);
+    await t.advance('1h'); // 18:30 in Kolkata: before its midnight
+    expect(t.runs(report.id)).toEqual([]);
+    expect(t.report(report.id).next_execution_at).toBe('2026-03-10T18:30:00.000Z');
+    await t.advance('6h');
+    expect(t.runs(report.id)).toEqual(['2026-03-10T18:30:00.000Z']);
+    expect(t.report(report.id).next_execution_at).toBe('2026-03-11T18:30:00.000Z');
+  });
+
   it('runs nothing when the clock goes back, and runs again when it passes the next run', async () => {
     const t = await at('2026-03-10T12:00:00Z');
     const report = await t.create({ schedule: 'daily', schedule_timezone: 'Etc/UTC' });

@@ -77,6 +77,22 @@ function offsetAt(epochMs: number, timeZone: string): number {
  * America/Havana, America/Santiago), the end of the gap, the first instant of that local day.
  */
 export function localMidnightToUtc(year: number, month: number, day: number, timeZone: string): number {
+  // The same few days are asked again and again (every new namespace's reports, every clock move);
+  // the zone data does not change while the process runs.
+  const key = `${timeZone} ${dateKey(year, month, day)}`;
+  let midnight = midnights.get(key);
+  if (midnight === undefined) {
+    if (midnights.size >= MIDNIGHTS_KEPT) midnights.clear();
+    midnight = computeLocalMidnight(year, month, day, timeZone);
+    midnights.set(key, midnight);
+  }
+  return midnight;
+}
+
+const midnights = new Map<string, number>();
+const MIDNIGHTS_KEPT = 10_000;
+
+function computeLocalMidnight(year: number, month: number, day: number, timeZone: string): number {
   const wall = Date.UTC(year, month - 1, day);
   const candidates = [...new Set([wall - DAY_MS, wall, wall + DAY_MS].map((t) => wall - offsetAt(t, timeZone)))].sort((a, b) => a - b);
   const target = dateKey(year, month, day);

@@ -15,7 +15,7 @@ import type { Namespace, PartKind } from '../../namespace/namespace.js';
 import { type NamespacePart, PartKey } from '../../namespace/part.js';
 import type { CollectionName, ReportExecutionRecord, ReportExecutionStatus, ReportRecord } from '../../store/records.js';
 import { DEFAULT_LIFECYCLE, type LifecyclePlan, type RequestLifecycle, resolveLifecycle, stateAt } from './lifecycle.js';
-import { followingExecutionAt } from './schedule.js';
+import { followingExecutionAt, nextExecutionAt } from './schedule.js';
 
 /** The plan scenarios activated for a merchant account give its new executions (null: the default). */
 export type PlanResolver = (merchantAccountId: string) => LifecyclePlan | null;
@@ -129,6 +129,9 @@ function runDueSchedules(ns: Namespace, now: number, request: RequestLifecycle |
     if (!report.schedule_enabled || report.next_execution_at === null) continue;
     let next: number | null = Date.parse(report.next_execution_at);
     if (Number.isNaN(next) || next > now) continue;
+    // Runs before the floor are never made: start from the first at or after it, rather than walking
+    // every day since a seeded report's date (a new namespace's reset walked years, 8 ms a reset).
+    if (next < floor) next = report.schedule === 'once' ? null : nextExecutionAt(report.schedule, true, report.schedule_timezone, floor - 1);
     const runs: number[] = [];
     while (next !== null && next <= now) {
       if (next >= floor) runs.push(next);
