@@ -83,7 +83,13 @@ async function stopAll(children) {
 async function startOne() {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const node = await startProcess('sandbox', process.execPath, ['--max-semi-space-size=8', CLI, '--port', String(port), ...NODE_ARGS], healthy(url));
+  const node = await startProcess(
+    'sandbox',
+    process.execPath,
+    [...(process.env.ORG_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--max-semi-space-size=8', CLI, '--port', String(port), ...NODE_ARGS],
+    healthy(url),
+  );
+  node.url = url;
   return { url, processes: { sandbox: node }, redisUrl: null, children: [node] };
 }
 
@@ -99,8 +105,20 @@ async function startShared(dir) {
   const nodes = [];
   for (const id of ['node1', 'node2', 'node3']) {
     const port = await freePort();
-    const args = ['--max-semi-space-size=8', CLI, '--port', String(port), '--node-id', id, '--store', redisUrl, ...NODE_ARGS];
+    const args = [
+      ...(process.env.ORG_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+      '--max-semi-space-size=8',
+      CLI,
+      '--port',
+      String(port),
+      '--node-id',
+      id,
+      '--store',
+      redisUrl,
+      ...NODE_ARGS,
+    ];
     nodes.push({ id, port, child: await startProcess(id, process.execPath, args, healthy(`http://127.0.0.1:${port}`)) });
+    nodes.at(-1).child.url = `http://127.0.0.1:${port}`;
   }
   const proxyPort = await freePort();
   const servers = nodes.map((n) => `    server ${n.id} 127.0.0.1:${n.port} check id ${n.id.slice(4)}`).join('\n');
@@ -216,23 +234,66 @@ function percentile(values, p) {
 
 const ms = (v) => (Number.isNaN(v) ? '-' : v >= 1000 ? `${(v / 1000).toFixed(2)} s` : `${Math.round(v)} ms`);
 
+/**
+ * Asks each sandbox process's health directly, on a new connection each time as HAProxy's check
+ * does, every 500 ms while the jobs run: how long a check waits on a busy node.
+ */
+function probeHealth(processes) {
+  const times = {};
+  const timers = [];
+  for (const [name, child] of Object.entries(processes)) {
+    if (!child.url) continue;
+    times[name] = [];
+    let busy = false;
+    const timer = setInterval(async () => {
+      if (busy) return;
+      busy = true;
+      const t0 = performance.now();
+      try {
+        await fetch(`${child.url}/_sandbox/health`, { headers: { connection: 'close' } }).then((r) => r.arrayBuffer());
+        times[name].push(performance.now() - t0);
+      } catch {
+        times[name].push(Number.POSITIVE_INFINITY);
+      }
+      busy = false;
+    }, 500);
+    timers.push(timer);
+  }
+  return () => {
+    for (const t of timers) clearInterval(t);
+    return times;
+  };
+}
+
 async function measure(mode, auth) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-org-'));
   const sandbox = mode === 'one' ? await startOne() : await startShared(dir);
   try {
     const before = Object.fromEntries(Object.entries(sandbox.processes).map(([name, child]) => [name, cpuMs(child.pid)]));
     const loadBefore = process.cpuUsage();
+    const monitor =
+      process.env.ORG_MONITOR && sandbox.redisPort
+        ? spawn('redis-cli', ['-p', String(sandbox.redisPort), 'monitor'], { stdio: ['ignore', 'pipe', 'ignore'] })
+        : null;
+    if (monitor) monitor.stdout.pipe((await import('node:fs')).createWriteStream(process.env.ORG_MONITOR));
+    const stopProbe = probeHealth(sandbox.processes);
     const result = await runJobs(sandbox.url, auth);
+    const health = stopProbe();
+    monitor?.kill();
     const load = process.cpuUsage(loadBefore);
     const cpu = Object.fromEntries(Object.entries(sandbox.processes).map(([name, child]) => [name, cpuMs(child.pid) - before[name]]));
     cpu['load generator'] = Math.round((load.user + load.system) / 1000);
     const rss = Object.fromEntries(Object.entries(sandbox.processes).map(([name, child]) => [name, rssMb(child.pid)]));
     let redisMemory = null;
+    let redisTraffic = null;
     if (sandbox.redisPort) {
       const info = spawnSync('redis-cli', ['-p', String(sandbox.redisPort), 'info', 'memory'], { encoding: 'utf8' }).stdout;
       redisMemory = /used_memory_human:(\S+)/.exec(info)?.[1] ?? null;
+      const stats = spawnSync('redis-cli', ['-p', String(sandbox.redisPort), 'info', 'stats'], { encoding: 'utf8' }).stdout;
+      const stat = (name) => Number(new RegExp(`${name}:(\\d+)`).exec(stats)?.[1] ?? NaN);
+      redisTraffic = { commands: stat('total_commands_processed'), inKb: stat('total_net_input_bytes') / 1024, outKb: stat('total_net_output_bytes') / 1024 };
     }
-    return { mode, ...result, cpu, rss, redisMemory, downs: sandbox.processes.haproxy?.downs ?? [] };
+    return { mode, ...result, health, cpu, rss, redisMemory, redisTraffic, downs: sandbox.processes.haproxy?.downs ?? [] };
   } finally {
     await stopAll(sandbox.children);
     rmSync(dir, { recursive: true, force: true });
@@ -247,6 +308,11 @@ function report(r) {
   console.log(`  failed jobs ${r.failures.length}; namespaces answered by more than one node ${r.moved}`);
   for (const line of r.failures.slice(0, 5)) console.log(`    ${line}`);
   if (r.mode === 'shared') console.log(`  HAProxy marked a node down ${r.downs.length} times${r.downs.length ? `: ${r.downs.slice(0, 5).join('; ')}` : ''}`);
+  console.log(
+    `  health check, straight to each process: ${Object.entries(r.health)
+      .map(([k, t]) => `${k} p50 ${ms(percentile(t, 50))} max ${ms(Math.max(...t))}`)
+      .join(', ')}`,
+  );
   for (const [kind, times] of r.perKind)
     console.log(`  ${kind.padEnd(20)} p50 ${ms(percentile(times, 50)).padStart(8)}  p99 ${ms(percentile(times, 99)).padStart(8)}`);
   const total = Object.values(r.cpu).reduce((a, b) => a + b, 0);
@@ -260,6 +326,12 @@ function report(r) {
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}${r.redisMemory ? `; Redis used_memory ${r.redisMemory}` : ''}`,
   );
+  if (r.redisTraffic) {
+    const { commands, inKb, outKb } = r.redisTraffic;
+    console.log(
+      `  Redis, per job: ${(commands / JOBS).toFixed(1)} commands, ${(inKb / JOBS).toFixed(1)} KiB in, ${(outKb / JOBS).toFixed(1)} KiB out (the whole run, start-up included)`,
+    );
+  }
 }
 
 const auth = `Bearer ${await mintToken({ privateKeyPem: readFileSync(join(ROOT, 'fixtures/keys/admin.pem'), 'utf8'), ttlSeconds: 3600 })}`;
