@@ -89,6 +89,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
     namespaceUrl: (name) => `${url}/ns/${encodeURIComponent(name)}`,
     token: (tokenOptions = {}) => mintToken({ ...tokenOptions, privateKeyPem: adminKey }),
     close: async () => {
+      await deps.host.drain(); // a shared sandbox's node: health 503, calls served until the proxy stops sending them
       watcher?.close();
       deps.journalFeed.closeAll(); // open event streams end, so their connections can close
       await Promise.all(servers.map(closeServer));

@@ -7,6 +7,7 @@
 //    and writes their journals and step counters a few times a second (VOLATILE_EVERY_MS);
 //  - answers the other nodes over pub/sub: hand over a namespace, list, reset or drop namespaces.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { namespaceItem } from '../admin/namespaces.js';
 import { resetNamespace } from '../admin/reset.js';
@@ -24,6 +25,10 @@ import { admitNamespace, ownNamespace } from './serve-namespace.js';
 export const VOLATILE_EVERY_MS = 250;
 /** How long a request across nodes waits for every node's answer. */
 const NODE_ANSWER_MS = 2_000;
+/** A drain ends once no call has come for this long (the proxy's three 1 s checks saw the 503)... */
+const DRAIN_QUIET_MS = 1_000;
+/** ...or after this long at most (a client calling the node directly keeps calling). */
+const DRAIN_MAX_MS = 10_000;
 
 type Request =
   | { type: 'handover' | 'released'; ns: string; from: string }
@@ -47,6 +52,10 @@ export class Cluster implements NamespaceHost {
   private ready = false;
   private lostAt = 0;
   private closing = false;
+  /** Stopping: health answers 503 so the proxy stops sending, while calls are still served (drain). */
+  private draining = false;
+  /** When the last call bound to a namespace arrived (health checks and the like do not count). */
+  private lastCallAt = Number.NEGATIVE_INFINITY;
   private timers: NodeJS.Timeout[] = [];
   private subscriber: SandboxRedis['client'] | null = null;
   private readonly pending = new Map<string, { expect: Set<string>; replies: Reply[]; done: () => void }>();
@@ -182,7 +191,21 @@ export class Cluster implements NamespaceHost {
   }
 
   own<C extends HostedCall>(call: C, anyNode: (call: C) => boolean): void | Promise<void> {
+    if (!anyNode(call)) this.lastCallAt = performance.now();
     return ownNamespace(this, call, anyNode);
+  }
+
+  /**
+   * Before a graceful stop: health answers 503 at once while calls are still served, until none has
+   * come for DRAIN_QUIET_MS (the proxy marked this node down and sends them to the next node, which
+   * asks for a handover) or DRAIN_MAX_MS passed. Closing the connections at once instead raced the
+   * proxy: a call it sent on a kept-alive connection as the node closed it failed ("other side closed").
+   */
+  async drain(): Promise<void> {
+    if (!this.ready || this.closing) return;
+    this.draining = true;
+    const until = performance.now() + DRAIN_MAX_MS;
+    while (performance.now() < until && performance.now() - this.lastCallAt < DRAIN_QUIET_MS) await sleep(50);
   }
 
   admit(name: string): Namespace | Promise<Namespace> {
@@ -195,7 +218,7 @@ export class Cluster implements NamespaceHost {
       ? null
       : `Redis at ${this.redis.address} cannot be reached: reads of the namespaces this node owns are served while their leases last, writes are answered 503; it reconnects by itself`;
     return {
-      ready: this.ready && !this.closing,
+      ready: this.ready && !this.closing && !this.draining,
       store: { kind: 'redis' as const, address: this.redis.address, status: connected ? ('connected' as const) : ('unavailable' as const), problem },
       owned: [...this.ownership.owned.keys()].sort(),
     };

@@ -55,6 +55,8 @@ export interface NamespaceHost {
   metrics(): { held: number; storeRoundTrips: number; storeFailures: number; leaseChanges: Record<'acquired' | 'released' | 'lost', number> };
   /** Once listening under `nodeId` at `url`: a shared sandbox joins the others. */
   start(nodeId: string, url: string): Promise<void>;
+  /** Before a graceful stop: a shared sandbox's node says it is stopping and serves on until the proxy stops sending. */
+  drain(): Promise<void>;
   /** Every change written where it is kept (a shared sandbox hands its namespaces back). */
   close(): Promise<void>;
 }

@@ -47,6 +47,9 @@ export class LocalHost implements NamespaceHost {
 
   async start(): Promise<void> {}
 
+  /** No proxy to tell: one process stops at once. */
+  async drain(): Promise<void> {}
+
   async close(): Promise<void> {
     await this.registry.get(DEFAULT_NAMESPACE).store.flush();
   }
