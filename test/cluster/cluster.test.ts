@@ -6,19 +6,7 @@
 // acknowledged before and after the kill is served by the new owners; a fourth node takes only namespaces the ring gives it, with their state.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenFor, WELL_KNOWN } from '../support/sandbox.js';
-import {
-  type HaProxy,
-  LEASE_MS,
-  type RedisServer,
-  redisCli,
-  type SandboxNode,
-  sleep,
-  startNode,
-  startProxy,
-  startRedis,
-  untilServed,
-  waitFor,
-} from './support.js';
+import { type HaProxy, LEASE_MS, type RedisServer, redisCli, type SandboxNode, sleep, startCluster, startNode, untilServed, waitFor } from './support.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 let redis: RedisServer;
@@ -27,9 +15,7 @@ let proxy: HaProxy;
 let auth: Record<string, string>;
 
 beforeAll(async () => {
-  redis = await startRedis();
-  nodes = await Promise.all(['node1', 'node2', 'node3'].map((id) => startNode(redis, id)));
-  proxy = await startProxy(nodes);
+  ({ redis, nodes, proxy } = await startCluster(['node1', 'node2', 'node3']));
   auth = { authorization: `Bearer ${await tokenFor('admin')}`, 'content-type': 'application/json' };
 }, 150_000);
 

@@ -5,7 +5,7 @@
 // and every report acknowledged must be served afterwards, read from Redis by a node restarted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenFor } from '../support/sandbox.js';
-import { type HaProxy, type RedisServer, recordIds, type SandboxNode, startNode, startProxy, startRedis, stopCluster, waitFor } from './support.js';
+import { type HaProxy, type RedisServer, recordIds, type SandboxNode, startCluster, startNode, startProxy, stopCluster, waitFor } from './support.js';
 
 let redis: RedisServer;
 let nodes: SandboxNode[] = [];
@@ -13,9 +13,7 @@ let proxy: HaProxy;
 let auth: Record<string, string>;
 
 beforeAll(async () => {
-  redis = await startRedis();
-  nodes = await Promise.all(['node1', 'node2', 'node3'].map((id) => startNode(redis, id)));
-  proxy = await startProxy(nodes);
+  ({ redis, nodes, proxy } = await startCluster(['node1', 'node2', 'node3']));
   auth = { authorization: `Bearer ${await tokenFor('admin')}`, 'content-type': 'application/json' };
 }, 150_000);
 

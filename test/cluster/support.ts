@@ -279,6 +279,13 @@ export async function startProxy(nodes: SandboxNode[], adminToken?: string, host
   };
 }
 
+/** Redis, nodes of these ids and HAProxy in front of them, as most cluster test files start them. */
+export async function startCluster(ids: string[]): Promise<{ redis: RedisServer; nodes: SandboxNode[]; proxy: HaProxy }> {
+  const redis = await startRedis();
+  const nodes = await Promise.all(ids.map((id) => startNode(redis, id)));
+  return { redis, nodes, proxy: await startProxy(nodes) };
+}
+
 /** Stops what a test started, proxy first, then the nodes, then Redis (any of them may be missing: a start that failed). */
 export async function stopCluster(proxy: HaProxy | undefined, nodes: SandboxNode[], redis: RedisServer | undefined): Promise<void> {
   await proxy?.stop();
