@@ -4,7 +4,12 @@
 // addresses are in 10.213.x.0/24, inside these namespaces and on the test's own veth only. Links are
 // cut with nftables inside a host's namespace and degraded with tc netem; everything is removed by
 // `remove()`. Needs root and iproute2 (ip, tc) and nftables (nft): `missingForNetns()` says what lacks.
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+const RELAY = join(import.meta.dirname, 'delay-relay.mjs');
+/** The delay relays running, by namespace. */
+const relays = new Map<string, ChildProcess>();
 
 /** What keeps these tests from running here, in one line; null when nothing does. */
 export function missingForNetns(): string | null {
@@ -31,12 +36,14 @@ export interface Network {
   /** Drops every packet between `host` and `peer` (both ways), inside `host`'s namespace. */
   cut(host: NetHost, peer: NetHost): void;
   /**
-   * Delay and loss on everything `host` sends: netem on its veth where the kernel has it; else (a
-   * kernel built without sch_netem, as the 2026-12 test machines) the loss alone, by nftables: no
-   * other qdisc delays packets (a rate limit such as tbf starves a namespace's state load instead).
-   * Returns what was applied, for the figures.
+   * Delay and loss on everything `host` sends: netem on its veth where the kernel has it. Else (a
+   * kernel built without sch_netem, as the 2026-12 test machines: no other qdisc delays packets) the
+   * loss by nftables, and the delay by a relay in `host`'s namespace (delay-relay.mjs) that every
+   * connection to `tcpPort` is redirected through; connections made before are not, so the caller
+   * closes them (Redis: CLIENT KILL) and its clients reconnect through the relay. Returns what was
+   * applied, for the figures.
    */
-  degrade(host: NetHost, delayMs: number, lossPercent: number): string;
+  degrade(host: NetHost, delayMs: number, lossPercent: number, tcpPort: number): Promise<string>;
   /** Undoes every cut and degradation of `host`. */
   heal(host: NetHost): void;
   remove(): void;
@@ -50,6 +57,8 @@ export function createNetwork(names: string[]): Network {
   const hosts: Record<string, NetHost> = {};
   const made: string[] = [];
   const remove = () => {
+    for (const relay of relays.values()) relay.kill('SIGKILL');
+    relays.clear();
     spawnSync('ip', ['link', 'del', `${tag}r`]);
     for (const ns of made.reverse()) spawnSync('ip', ['netns', 'del', ns]);
     made.length = 0;
@@ -91,7 +100,7 @@ export function createNetwork(names: string[]): Network {
       sh([...nft, 'add', 'rule', 'inet', 'partition', 'out', 'ip', 'daddr', peer.address, 'drop']);
       sh([...nft, 'add', 'rule', 'inet', 'partition', 'in', 'ip', 'saddr', peer.address, 'drop']);
     },
-    degrade(host, delayMs, lossPercent) {
+    async degrade(host, delayMs, lossPercent, tcpPort) {
       const tc = ['tc', '-n', host.netns, 'qdisc', 'replace', 'dev', 'eth0', 'root'];
       const netem = [...tc, 'netem', 'delay', `${delayMs}ms`, 'loss', `${lossPercent}%`];
       if (spawnSync(netem[0], netem.slice(1)).status === 0) return `netem delay ${delayMs}ms loss ${lossPercent}%`;
@@ -99,11 +108,26 @@ export function createNetwork(names: string[]): Network {
       spawnSync(nft[0], [...nft.slice(1), 'add', 'table', 'inet', 'partition']);
       sh([...nft, 'add', 'chain', 'inet', 'partition', 'out', '{ type filter hook output priority 0 ; }']);
       sh([...nft, 'add', 'rule', 'inet', 'partition', 'out', 'numgen', 'random', 'mod', '100', '<', String(lossPercent), 'drop']);
-      return `no sch_netem in this kernel: loss ${lossPercent}% by nftables, no delay`;
+      const relayPort = tcpPort + 10_000;
+      const relay = spawn('ip', ['netns', 'exec', host.netns, process.execPath, RELAY, String(relayPort), host.address, String(tcpPort), String(delayMs)], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      relays.set(host.netns, relay);
+      await new Promise<void>((resolve, reject) => {
+        relay.stdout?.once('data', () => resolve());
+        relay.once('exit', (code) => reject(new Error(`the delay relay in ${host.netns} exited (${code}) before it listened on ${relayPort}`)));
+      });
+      sh([...nft, 'add', 'table', 'ip', 'delay']);
+      sh([...nft, 'add', 'chain', 'ip', 'delay', 'pre', '{ type nat hook prerouting priority -100 ; }']);
+      sh([...nft, 'add', 'rule', 'ip', 'delay', 'pre', 'tcp', 'dport', String(tcpPort), 'redirect', 'to', `:${relayPort}`]);
+      return `no sch_netem in this kernel: loss ${lossPercent}% by nftables, ${delayMs} ms each way by a relay`;
     },
     heal(host) {
       spawnSync('ip', ['netns', 'exec', host.netns, 'nft', 'delete', 'table', 'inet', 'partition']);
+      spawnSync('ip', ['netns', 'exec', host.netns, 'nft', 'delete', 'table', 'ip', 'delay']);
       spawnSync('tc', ['-n', host.netns, 'qdisc', 'del', 'dev', 'eth0', 'root']);
+      relays.get(host.netns)?.kill('SIGKILL'); // its connections end: the clients reconnect straight
+      relays.delete(host.netns);
     },
     remove,
   };
