@@ -23,7 +23,7 @@ import { createLogger } from './logging/logger.js';
 import { RequestMetrics } from './logging/metrics.js';
 import type { RequestStats } from './logging/request-log.js';
 import type { NamespaceHost } from './namespace/host.js';
-import { LocalHost } from './namespace/local-host.js';
+import { LocalHost, LocalStorage } from './namespace/local-host.js';
 import { NamespaceRegistry } from './namespace/registry.js';
 import { apiHandlers } from './resources/index.js';
 import { approvalTimedChanges } from './resources/payment-methods/approval.js';
@@ -154,13 +154,12 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const namespaces = new NamespaceRegistry({
     fixtures,
     fixturesVersion: () => fixtureSource.version,
-    defaultStore,
+    storage: cluster?.storage() ?? new LocalStorage(defaultStore),
     cap: config.namespaceCap,
     idleMs: config.namespaceIdleSeconds * 1000,
     parts,
     timedChanges: [approvalTimedChanges],
     onCapReached: capWarning(logger, config),
-    shared: cluster?.registryHooks(),
   });
   cluster?.attach(namespaces);
   const host: NamespaceHost = cluster ?? new LocalHost(namespaces, namespaceViews, config.dataFile);

@@ -15,7 +15,7 @@ import type { SandboxConfig } from '../config.js';
 import { ApiError } from '../errors/api-error.js';
 import type { HostedCall, NamespaceHost, NamespaceItem } from '../namespace/host.js';
 import type { Namespace } from '../namespace/namespace.js';
-import type { NamespaceOptions, NamespaceRegistry } from '../namespace/registry.js';
+import type { NamespaceRegistry, NamespaceStorage } from '../namespace/registry.js';
 import type { Store } from '../store/store.js';
 import { Ownership } from './owner.js';
 import { BROKEN_FENCE_SWITCH, connectRedis, fenceBroken, KEYS, nsKeys, type SandboxRedis } from './redis.js';
@@ -86,9 +86,10 @@ export class Cluster implements NamespaceHost {
     return new Cluster(await connectRedis(config.store, 3_000, Math.max(2_000, config.leaseMs)), config, logger);
   }
 
-  /** What the namespace registry asks of the shared sandbox. */
-  registryHooks(): NonNullable<NamespaceOptions['shared']> {
+  /** Where the registry's namespaces keep their records: Redis, under this node's leases; `default` is made like any other, when first needed. */
+  storage(): NamespaceStorage {
     return {
+      madeAtStart: [],
       newStore: (name, template) => this.ownership.newStore(name, template),
       created: (ns) => this.ownership.created(ns),
       removed: (ns, why) => void this.ownership.removed(ns, why),

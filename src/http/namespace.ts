@@ -114,19 +114,16 @@ export function selectNamespace(registry: NamespaceRegistry): Step {
  * Makes sure the process serves the call's namespace before anything reads it (a shared sandbox:
  * its lease, loading it or waiting for a handover); then the call has the namespace as the host
  * holds it. `anyNode`: calls not bound to a namespace, which any process of a shared sandbox answers.
- * One process's host has nothing to do: the step then does nothing.
+ * One process's host has nothing to do (a call that returns at once).
  */
 export function ownNamespace(host: NamespaceHost, anyNode: (call: Call) => boolean = () => false): Step {
-  const own = host.own?.bind(host);
   return {
     name: 'own namespace',
     requires: ['namespace'],
-    before: own
-      ? (call) => {
-          const waiting = own(call, anyNode);
-          if (waiting) return waiting.then(() => rebind(call, host.registry));
-        }
-      : undefined,
+    before(call) {
+      const waiting = host.own(call, anyNode);
+      if (waiting) return waiting.then(() => rebind(call, host.registry));
+    },
   };
 }
 

@@ -36,9 +36,9 @@ export interface NamespaceHost {
   /**
    * Makes this process the one serving the call's namespace before anything reads it; a promise when
    * that takes a wait (a shared sandbox loading it or waiting for a handover). `anyNode`: calls any
-   * process may answer without holding the namespace. Absent: every namespace is always here.
+   * process may answer without holding the namespace. One process has nothing to do (every namespace is here).
    */
-  own?<C extends HostedCall>(call: C, anyNode: (call: C) => boolean): void | Promise<void>;
+  own<C extends HostedCall>(call: C, anyNode: (call: C) => boolean): void | Promise<void>;
   /** The namespace of that name, created when new (a 503 at the cap, or when another process holds it). */
   admit(name: string): Namespace | Promise<Namespace>;
   /** The store whose durable write a control call on `ns` waits for (and records what it changed besides records). */

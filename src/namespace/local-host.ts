@@ -1,9 +1,26 @@
 // The namespaces of one process (the default: --store memory): all of them here, in its registry.
 // The default namespace alone may be kept in a data file, so a control call waits for its store.
-import type { Store } from '../store/store.js';
+import { Store } from '../store/store.js';
 import type { HostStore, NamespaceHost, NamespaceItem, NamespaceViews } from './host.js';
 import type { Namespace } from './namespace.js';
-import { DEFAULT_NAMESPACE, type NamespaceRegistry } from './registry.js';
+import { DEFAULT_NAMESPACE, type NamespaceRegistry, type NamespaceStorage } from './registry.js';
+
+/** One process's storage: `default` exists from the start, in the data file when there is one; every other namespace in memory. */
+export class LocalStorage implements NamespaceStorage {
+  readonly madeAtStart = [DEFAULT_NAMESPACE];
+
+  /** `dataFileStore`: the default namespace's store when --data-file keeps it; null: in memory, sharing the fixtures like any other. */
+  constructor(private readonly dataFileStore: Store | null) {}
+
+  newStore(name: string, template: Store): Store {
+    return name === DEFAULT_NAMESPACE && this.dataFileStore ? this.dataFileStore : Store.sharing(template);
+  }
+
+  /** Nothing to record: the registry is all there is of a namespace. */
+  created(): void {}
+
+  removed(): void {}
+}
 
 export class LocalHost implements NamespaceHost {
   private readonly store: HostStore;
@@ -15,6 +32,9 @@ export class LocalHost implements NamespaceHost {
   ) {
     this.store = dataFile ? { kind: 'file', address: dataFile, status: 'ok' } : { kind: 'memory', status: 'ok' };
   }
+
+  /** Every namespace of one process is here already: nothing to do. */
+  own(): void {}
 
   admit(name: string): Namespace {
     return this.registry.admit(name);

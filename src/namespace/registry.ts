@@ -19,13 +19,29 @@ export const DEFAULT_NAMESPACE = 'default';
 /** What a namespace may be called: nothing in it needs percent-encoding. */
 export const NAMESPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
+/**
+ * Where a registry's namespaces keep their records, one object per mode, each implementing every
+ * member (the registry never asks which mode it is in): one process (LocalStorage, local-host.ts),
+ * or a shared sandbox, whose stores record their changes in Redis (cluster/).
+ */
+export interface NamespaceStorage {
+  /** The namespaces made at boot: one process's `default` (it always exists); a shared sandbox makes each when first needed. */
+  readonly madeAtStart: readonly string[];
+  /** The store of namespace `name`, made here: it shares `template` (the fixtures) until it changes a collection. */
+  newStore(name: string, template: Store): Store;
+  /** A namespace was made or installed here. */
+  created(ns: Namespace): void;
+  /** A namespace was dropped from here. */
+  removed(ns: Namespace, why: 'evicted' | 'deleted' | 'handed over'): void;
+}
+
 export interface NamespaceOptions {
   /** A fresh deep copy of the seeded fixtures, each call. */
   fixtures: () => StoreData;
   /** Grows when the fixtures change (a --watch reload), so the shared fresh state is made again. */
   fixturesVersion?: () => number;
-  /** Store of the default namespace when file-backed; null: in memory, sharing the fixtures like any other. */
-  defaultStore: Store | null;
+  /** Where the namespaces keep their records: one process's (local-host.ts) or a shared sandbox's (cluster/). */
+  storage: NamespaceStorage;
   /** Most namespaces besides `default` kept at once. */
   cap: number;
   /** How long a namespace must go unused before it may be evicted to make room. */
@@ -36,16 +52,6 @@ export interface NamespaceOptions {
   timedChanges?: readonly ((ns: Namespace) => TimedChanges)[];
   /** Called when a new namespace is refused at the cap (for the log). */
   onCapReached?: (refused: string, retryAfterSeconds: number) => void;
-  /**
-   * A shared sandbox (cluster/): the store of a namespace created here (one that records its
-   * changes in Redis), told of each namespace made and removed; `default` is then made like any
-   * other, when first needed, not at boot.
-   */
-  shared?: {
-    newStore(name: string, template: Store): Store;
-    created(ns: Namespace): void;
-    removed(ns: Namespace, why: 'evicted' | 'deleted' | 'handed over'): void;
-  };
 }
 
 export class NamespaceRegistry {
@@ -59,7 +65,7 @@ export class NamespaceRegistry {
 
   constructor(private readonly options: NamespaceOptions) {
     this.kinds = new PartKinds(options.parts, options.timedChanges);
-    if (!options.shared) this.register(new Namespace(DEFAULT_NAMESPACE, options.defaultStore ?? Store.sharing(this.template()), this.kinds));
+    for (const name of options.storage.madeAtStart) this.keep(name, options.storage.newStore(name, this.template()));
   }
 
   /** Throws the 400 of a name that cannot be a namespace; `from`: where the request wrote it (the /ns/{name}/ prefix or the header). */
@@ -132,9 +138,7 @@ export class NamespaceRegistry {
     if (existing) return existing;
     NamespaceRegistry.checkName(name);
     this.makeRoom(name);
-    const shared = this.options.shared;
-    if (!shared) return this.register(new Namespace(name, Store.sharing(this.template()), this.kinds));
-    return this.install(name, shared.newStore(name, this.template()));
+    return this.keep(name, this.options.storage.newStore(name, this.template()));
   }
 
   /** The fixtures as a store never written, which namespaces share until they change a collection. */
@@ -152,9 +156,7 @@ export class NamespaceRegistry {
       this.namespaces.delete(name);
       existing.dispose();
     } else this.makeRoom(name);
-    const ns = this.register(new Namespace(name, store, this.kinds));
-    this.options.shared?.created(ns);
-    return ns;
+    return this.keep(name, store);
   }
 
   /** Forgets a namespace without a trace here (a shared sandbox handed it to another node); `default` too. */
@@ -200,7 +202,7 @@ export class NamespaceRegistry {
     if (!ns) return false;
     this.namespaces.delete(name);
     ns.dispose();
-    this.options.shared?.removed(ns, 'deleted');
+    this.options.storage.removed(ns, 'deleted');
     return true;
   }
 
@@ -230,8 +232,11 @@ export class NamespaceRegistry {
     return this.evicted;
   }
 
-  private register(ns: Namespace): Namespace {
-    this.namespaces.set(ns.name, ns);
+  /** Keeps a namespace made here on `store`, and tells the storage. */
+  private keep(name: string, store: Store): Namespace {
+    const ns = new Namespace(name, store, this.kinds);
+    this.namespaces.set(name, ns);
+    this.options.storage.created(ns);
     return ns;
   }
 
@@ -252,7 +257,7 @@ export class NamespaceRegistry {
       this.namespaces.delete(oldest.name);
       oldest.dispose();
       this.evicted++;
-      this.options.shared?.removed(oldest, 'evicted');
+      this.options.storage.removed(oldest, 'evicted');
       return;
     }
     const retryAfter = oldestBusy ? (oldestBusy.lastUsedAt + this.options.idleMs - now) / 1000 : 1;

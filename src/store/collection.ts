@@ -1,8 +1,8 @@
 // A typed collection over one array of the lowdb data, with an id index so lookups do not scan,
 // and cached ordered views (rebuilt only after a change) so cursors do not re-sort per request.
-// A file-backed store passes a listener told exactly what changed (the whole record inserted or
-// changed, or the id deleted), which it appends to its change log; a memory-only store passes none
-// and pays nothing.
+// A durable store (data file, Redis) passes the sink of its current state (state-sink.ts), told
+// exactly what changed (the whole record inserted or changed, or the id deleted), which its
+// persistence writes; a memory-only store passes none and pays nothing.
 
 /** Where a record counts its in-place updates: not enumerable, so copies, JSON and data files never carry it. */
 const REVISION = Symbol('revision');

@@ -8,15 +8,21 @@
 // on them is released when it completes. Changes to the same record within one write collapse into
 // one (every authenticated request updates its key pair's last_used_at: an incidental change,
 // written like the others, that no answer waits for). One write runs at a time.
+//
+// The changes come from the collections of the store's current state, through the one sink made
+// with it (newState, state-sink.ts); a state replaced (reset, import) has its sink retired.
 import type { CollectionListener } from './collection.js';
 import type { LogChange } from './persistence-load.js';
+import { StateSink } from './state-sink.js';
 
 /** What a store's persistence offers it (Store keeps one, or none in memory). */
 export interface Persistence {
-  /** One per state, shared by all its collections (a second silences the first: see GroupCommit.listener). */
-  listener(): CollectionListener;
-  /** The whole state was replaced (reset, import), its new listener handed out already: the next write holds all of it. */
-  replaced(): void;
+  /**
+   * Makes a state of the store: `build` gets the one sink all its collections report to, made for
+   * that state alone. A later state replaces the one before: that one's sink is retired (a change
+   * through it is refused) and the next write holds the whole new state.
+   */
+  newState<S>(build: (sink: CollectionListener) => S): S;
   whenDurable(): Promise<void> | undefined;
   sync(): Promise<void>;
   flush(): Promise<void>;
@@ -51,9 +57,14 @@ export abstract class GroupCommit {
   private readonly pendingPuts = new Map<string, number>();
   /** Set when the changes cannot be trusted to continue (a failed write, a whole new state). */
   protected snapshotDue = false;
-  private listenerEpoch = 0;
-  /** The first listener of the current state: those before it belong to states replaced since (replaced()). */
-  private liveFrom = 0;
+  /** The sink of the current state (newState); null before the first. */
+  private sink: StateSink | null = null;
+  /** Where every live state's sink passes its changes. */
+  private readonly changes: CollectionListener = {
+    ins: (collection, row) => this.ins(collection, row),
+    put: (collection, row, incidental) => this.put(collection, row, incidental),
+    del: (collection, id) => this.del(collection, id),
+  };
   /** Whether `pending` holds a change an answer must wait for (not only incidental ones). */
   private pendingAwaited = false;
   /** Whether the write in progress holds such a change. */
@@ -97,30 +108,20 @@ export abstract class GroupCommit {
   protected abstract unheardFailure(err: Error): void;
 
   /**
-   * What the collections of the current state report to: one listener per state, shared by all its
-   * collections. After a whole new state (replaced()), the old collections' listener goes quiet: a
-   * request still holding them writes to a state that is gone.
+   * A state and its sink, made together: the sink is handed to `build` only, so every collection
+   * of the state shares it. The state before (if any) is replaced: its sink retired, the pending
+   * changes (all of it) dropped, and the next write is a snapshot of the new one.
    */
-  listener(): CollectionListener {
-    const epoch = ++this.listenerEpoch;
-    return {
-      ins: (collection, row) => (epoch === this.listenerEpoch || this.unheard(epoch, collection)) && this.ins(collection, row),
-      put: (collection, row, incidental) => (epoch === this.listenerEpoch || this.unheard(epoch, collection)) && this.put(collection, row, incidental),
-      del: (collection, id) => (epoch === this.listenerEpoch || this.unheard(epoch, collection)) && this.del(collection, id),
-    };
-  }
-
-  /**
-   * A change reported to an older listener: ignored when its state was replaced since (reset,
-   * import). One silenced while its state lives (a second listener handed out for the same state)
-   * would be a change answered 2xx and never written: that is a defect, refused loudly here (the
-   * request fails with a 500) rather than acknowledged. Off the hot path: only a stale listener gets here.
-   */
-  private unheard(epoch: number, collection: string): false {
-    if (epoch < this.liveFrom) return false;
-    throw new Error(
-      `a change to '${collection}' reached a listener silenced while its state lives (listener ${epoch}, current ${this.listenerEpoch}): it would be acknowledged and never written; every collection of one state must share one listener (Store.shareFrom, Store.bind)`,
-    );
+  newState<S>(build: (sink: CollectionListener) => S): S {
+    const sink = new StateSink(this.changes);
+    const state = build(sink);
+    const replaced = this.sink;
+    this.sink = sink;
+    if (replaced) {
+      replaced.retire();
+      this.replaced();
+    }
+    return state;
   }
 
   private ins(collection: string, row: { id: string }): void {
@@ -161,8 +162,7 @@ export abstract class GroupCommit {
   }
 
   /** The whole state was replaced (reset, snapshot import): the next write is a snapshot. */
-  replaced(): void {
-    this.liveFrom = this.listenerEpoch; // the new state's listener is handed out before it is said to be replaced
+  private replaced(): void {
     this.snapshotDue = true;
     this.clearPending();
     this.schedule();

@@ -4,7 +4,7 @@
 // so a PUT never rewrites a large file and a 2xx means the change is in the log. At start the log
 // is replayed onto the snapshot (persistence-load.ts).
 import { Low, Memory } from 'lowdb';
-import { Collection } from './collection.js';
+import { Collection, type CollectionListener } from './collection.js';
 import type { DataChecker, RecordChecker } from './data-file-checks.js';
 import type { Persistence } from './group-commit.js';
 import { FilePersistence, type PersistenceOptions, type PersistenceStats } from './persistence.js';
@@ -23,7 +23,8 @@ export interface StoreOptions extends PersistenceOptions {
 }
 
 export class Store {
-  collections!: CollectionMap;
+  /** The current state: its collections, all reporting to the one sink made with them (newState). */
+  private state!: CollectionMap;
 
   private constructor(
     private readonly db: Low<StoreData>,
@@ -78,6 +79,10 @@ export class Store {
     return new Store(new Low<StoreData>(new Memory<StoreData>(), template.data), persistence, template, own);
   }
 
+  get collections(): CollectionMap {
+    return this.state;
+  }
+
   get data(): StoreData {
     return this.db.data;
   }
@@ -90,36 +95,31 @@ export class Store {
   replaceAll(data: StoreData): void {
     this.db.data = data;
     this.bind();
-    this.persistence?.replaced();
   }
 
   /** Replaces the whole state with `template`'s, shared until changed (a reset of a memory store). */
   shareAll(template: Store): void {
     if (this.persistence?.keepsOwnRecords) throw new Error('a file-backed store keeps its own records: replaceAll() it');
     this.shareFrom(template);
-    this.persistence?.replaced();
   }
 
   /**
    * The state becomes `template`'s collections, read until changed, except those `own` gives (rows
-   * of its own). One listener for all of them: the persistence hears only the newest it handed out
-   * (group-commit.ts), so a second one would silence the first and its collections' changes.
+   * of its own).
    */
   private shareFrom(template: Store, own: Partial<StoreData['collections']> = {}): void {
     const data: StoreData = { ...template.data, collections: { ...template.data.collections } };
     this.db.data = data;
-    const listener = this.persistence?.listener() ?? null;
-    const collectionOf = (name: CollectionName): Collection<{ id: string }> => {
+    this.newState((name, sink) => {
       const rows = own[name] as { id: string }[] | undefined;
       if (rows) {
         (data.collections as Record<string, unknown[]>)[name] = rows;
-        return new Collection(name, rows, listener);
+        return new Collection(name, rows, sink);
       }
-      return Collection.sharing(template.collections[name] as unknown as Collection<{ id: string }>, listener, (copied) => {
+      return Collection.sharing(template.collections[name] as unknown as Collection<{ id: string }>, sink, (copied) => {
         (data.collections as Record<string, unknown[]>)[name] = copied;
       });
-    };
-    this.collections = Object.fromEntries(COLLECTION_NAMES.map((name) => [name, collectionOf(name)])) as unknown as CollectionMap;
+    });
   }
 
   /**
@@ -172,12 +172,20 @@ export class Store {
     return own as Partial<StoreData['collections']>;
   }
 
+  /** The state becomes the collections of `db.data`, its own rows. */
   private bind(): void {
     const data = this.db.data;
     for (const name of COLLECTION_NAMES) data.collections[name] ??= [];
-    const listener = this.persistence?.listener() ?? null;
-    this.collections = Object.fromEntries(
-      COLLECTION_NAMES.map((name) => [name, new Collection(name, data.collections[name] as { id: string }[], listener)]),
-    ) as unknown as CollectionMap;
+    this.newState((name, sink) => new Collection(name, data.collections[name] as { id: string }[], sink));
+  }
+
+  /**
+   * A new state: every collection made by `collectionOf` with the one sink the persistence makes
+   * for this state (none in memory), which replaces the state before and retires its sink.
+   */
+  private newState(collectionOf: (name: CollectionName, sink: CollectionListener | null) => Collection<{ id: string }>): void {
+    const build = (sink: CollectionListener | null) =>
+      Object.fromEntries(COLLECTION_NAMES.map((name) => [name, collectionOf(name, sink)])) as unknown as CollectionMap;
+    this.state = this.persistence ? this.persistence.newState(build) : build(null);
   }
 }
