@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenFor, WELL_KNOWN } from '../support/sandbox.js';
-import { freePort, type RedisServer, ROOT, requireBuilt, startNode, startRedis } from './support.js';
+import { freePort, type RedisServer, ROOT, redisCli, requireBuilt, startNode, startRedis } from './support.js';
 
 const CLI = join(ROOT, 'dist/bundle/cli.js');
 let redis: RedisServer;
@@ -80,17 +80,19 @@ describe('a graceful stop and payments-sandbox cluster', () => {
       expect(text).toContain(`shared sandbox at ${redis.url}: 2 node(s) alive, 1 namespace(s)`);
       expect(text).toMatch(/ {2}handed {2}node1 {2}epoch 1 {2}\d+ ms left {2}log 1/);
 
+      expect(redisCli(redis, 'exists', 'payments-sandbox:ns:handed:lease')).toBe('1');
       await a.stop(); // SIGTERM: written, released, unregistered
       expect(await a.exited).toBe(0);
-      const started = performance.now();
+      // Released, not left to lapse: b has no lease to wait for.
+      expect(redisCli(redis, 'exists', 'payments-sandbox:ns:handed:lease')).toBe('0');
       const read = await fetch(`${b.url}/ns/handed/_sandbox/records/buyers/${WELL_KNOWN.buyers.default.id}`);
       expect([read.status, (await read.json()).display_name]).toEqual([200, 'from a']);
-      expect(performance.now() - started).toBeLessThan(1500); // no lease to wait for: it was released
       const after = JSON.parse(cli('cluster', '--store', redis.url, '--json').stdout);
       expect(after.nodes.map((n: { id: string }) => n.id)).toEqual(['node2']);
       expect(after.namespaces[0]).toMatchObject({ name: 'handed', node: 'node2', epoch: 2 });
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }
-  });
+    // Two nodes started one after the other (up to a minute each on busy cores), five CLI runs.
+  }, 180_000);
 });
