@@ -5,9 +5,12 @@
 // this machine. Prints jobs a second, p50/p99 per job and per kind of call, failed jobs (any
 // unexpected status or a read-back that lost a write), namespaces answered by more than one node
 // (none is stopped during the run, so every move is one too many), Redis memory, each process's
-// RSS and where the CPU went. Targets only 127.0.0.1 and stops by itself.
+// RSS and where the CPU went, how long each process's health check waits, and Redis's traffic per
+// job. Targets only 127.0.0.1 and stops by itself.
 //
 //   ORG_JOBS=1000 ORG_CONCURRENCY=200 ORG_MODES=one,shared npm run bench:org
+//   ORG_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   flags for the sandbox processes
+//   ORG_MONITOR=/tmp/monitor.txt                            Redis's MONITOR output, to see each command
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
