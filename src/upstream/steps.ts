@@ -9,7 +9,7 @@ import type { Call } from '../http/call.js';
 import { sentBody, sentHeaders } from '../http/json-response.js';
 import type { Step } from '../http/pipeline.js';
 import { JOURNAL_ENTRY_ID } from '../journal/record-request.js';
-import { forwardedHeaders, type UpstreamRequest } from './client.js';
+import { forwardedHeaders, textOf, type UpstreamRequest } from './client.js';
 import { type CompareJob, NO_BYTES, parseJson } from './compare-job.js';
 import type { UpstreamSide } from './comparisons.js';
 import type { Upstream } from './upstream.js';
@@ -29,10 +29,11 @@ export function answerFromUpstream(upstream: Upstream | null): Step[] {
       async before(call) {
         const result = await upstream.client.send(await upstreamRequest(call));
         if (!result.ok) return upstreamFailure(result.failure, result.message);
-        if (result.status < 300) upstream.seen.collect(parseJson(result.text));
+        const text = textOf(result.bytes);
+        if (result.status < 300) upstream.seen.collect(parseJson(text));
         const headers = Object.fromEntries(Object.entries(result.headers).filter(([name]) => !HOP_BY_HOP.test(name)));
         const noBody = result.status === 204 || result.status === 304 || call.method === 'HEAD';
-        return new Response(noBody ? null : result.text, { status: result.status, headers });
+        return new Response(noBody ? null : text, { status: result.status, headers });
       },
     },
   ];
