@@ -3,8 +3,8 @@
 // declared schema of that status's body, every required field the upstream left out, every field it
 // sent that the schema does not declare, and each value whose type, format, const or enum the
 // schema does not allow; and the response headers the operation declares, present on one side only.
-import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { Operation, SpecIndex } from '../spec/operations.js';
+import { formatAccepts } from './formats.js';
 
 export type DifferenceKind = 'status' | 'missing_field' | 'new_field' | 'type' | 'format' | 'enum_value' | 'header' | 'body';
 
@@ -229,22 +229,4 @@ function kindOf(value: unknown): string {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** ajv-formats' own checks (full mode); a format it does not know is accepted. */
-function formatAccepts(format: string, value: string): boolean {
-  let check = formatChecks.get(format);
-  if (!check) formatChecks.set(format, (check = formatCheck(format)));
-  return check(value);
-}
-
-/** Each format's check, found once. */
-const formatChecks = new Map<string, (value: string) => boolean>();
-
-function formatCheck(format: string): (value: string) => boolean {
-  let check = Object.hasOwn(fullFormats, format) ? (fullFormats as Record<string, unknown>)[format] : undefined;
-  if (check && typeof check === 'object' && 'validate' in check) check = (check as { validate: unknown }).validate;
-  if (typeof check === 'function') return (value) => check(value) as boolean;
-  if (check instanceof RegExp) return (value) => check.test(value);
-  return () => true;
 }
