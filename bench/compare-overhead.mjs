@@ -9,6 +9,7 @@
 // compare in turn (ABBA order), each side's latencies pooled, and the ratio of the p50s printed with
 // the median of the rounds' own ratios beside it (noise that hits a round hits both of its sides).
 // CPU per call from each thread's schedstat (ns): the request thread's, and the whole process's.
+// After each round the compare worker finishes that round's comparisons before the next round starts.
 // COMPARE_BEFORE=<folder of another build> adds a side: compare mode run from that build.
 // Nothing is pinned to a CPU: the compare worker is a thread of the sandbox's process. Targets
 // only 127.0.0.1 and stops by itself (about a minute and a half with the defaults).
@@ -25,8 +26,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 12);
 const UPSTREAM_DELAY_MS = 20;
-/** Between rounds: the compare worker finishes the round's comparisons (20 ms upstream, 20 ms batches) before the next side starts. */
+/** Between rounds, at least: the compare worker's last comparisons (20 ms upstream, 20 ms batches). */
 const SETTLE_MS = 150;
+/** Longest wait for a compare worker to catch up after a round (one call at a time and flat out, it falls behind). */
+const CATCH_UP_MS = 60_000;
 
 function startSandbox(root, args) {
   const node = ['--max-semi-space-size=8', join(root, 'dist/bundle/cli.js'), '--port', '0', '--log-level', 'warn', ...args];
@@ -104,6 +107,19 @@ const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q 
 const sortedOf = (values) => Float64Array.from(values).sort();
 const median = (values) => quantile(sortedOf(values), 0.5);
 
+/** Once a compare-mode side has compared every call sent to it (SETTLE_MS at least; a plain side: that). */
+async function settled([name, target]) {
+  await sleep(SETTLE_MS);
+  if (name === 'plain') return;
+  const until = performance.now() + CATCH_UP_MS;
+  while (performance.now() < until) {
+    const report = await (await fetch(`${target.url}/_sandbox/upstream/report`)).json();
+    if (report.calls.total >= target.sent) return;
+    await sleep(50);
+  }
+  console.error(`${name}: comparisons still behind after ${CATCH_UP_MS} ms`);
+}
+
 async function main() {
   const { mintToken } = await import('../dist/src/auth/mint-token.js');
   const token = await mintToken({ privateKeyPem: readFileSync(join(here, '../fixtures/keys/admin.pem'), 'utf8'), ttlSeconds: 3600 });
@@ -137,7 +153,11 @@ async function main() {
   const rows = [];
   for (const [name, load] of LOADS) {
     const pools = sides.map(([, target]) => new Pool(target.url, { connections: load.connections, pipelining: 1 }));
-    for (const pool of pools) await round(pool, headers, load); // warm-up, each
+    for (const [i, pool] of pools.entries()) {
+      const { latencies, errors } = await round(pool, headers, load); // warm-up, each
+      sides[i][1].sent = (sides[i][1].sent ?? 0) + latencies.length + errors;
+      await settled(sides[i]);
+    }
     const results = sides.map(() => ({ latencies: [], p50s: [], errors: 0, calls: 0, mainNs: 0, allNs: 0, seconds: 0 }));
     for (let r = 0; r < ROUNDS; r++) {
       const order = sides.map((_, i) => i);
@@ -148,7 +168,10 @@ async function main() {
         const startedAt = performance.now();
         const { latencies, errors } = await round(pools[i], headers, load);
         const seconds = (performance.now() - startedAt) / 1000;
-        await sleep(SETTLE_MS); // its comparisons finish inside its own CPU figure
+        sides[i][1].sent = (sides[i][1].sent ?? 0) + latencies.length + errors;
+        // Its comparisons finish before the next round (inside its own CPU figure): a backlog left
+        // by one round would otherwise run during the next, the other side's or another load's.
+        await settled(sides[i]);
         const after = cpuNs(pid);
         const result = results[i];
         result.latencies.push(...latencies);
