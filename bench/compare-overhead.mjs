@@ -10,9 +10,9 @@
 // the median of the rounds' own ratios beside it (noise that hits a round hits both of its sides).
 // CPU per call from each thread's schedstat (ns): the request thread's, and the whole process's.
 // After each round the compare worker finishes that round's comparisons before the next round starts.
-// COMPARE_BEFORE=<folder of another build> adds a side: compare mode run from that build.
-// Nothing is pinned to a CPU: the compare worker is a thread of the sandbox's process. Targets
-// only 127.0.0.1 and stops by itself (about a minute and a half with the defaults).
+// COMPARE_BEFORE=<folder of another build> (or COMPARE_BUILDS=name=<folder>,...) adds a side: compare
+// mode run from that build. Nothing is pinned to a CPU: the compare worker is a thread of the
+// sandbox's process. Targets only 127.0.0.1 and stops by itself (3 to 6 minutes with the defaults).
 import { fork, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -24,7 +24,7 @@ import { Pool } from 'undici';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 1000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 12);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const UPSTREAM_DELAY_MS = 20;
 /** Between rounds, at least: the compare worker's last comparisons (20 ms upstream, 20 ms batches). */
 const SETTLE_MS = 150;
