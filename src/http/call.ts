@@ -16,6 +16,7 @@ import {
   findHeaderName,
   http2BodyOfUnknownLength,
   isHttp2,
+  onResponseClosed,
   onResponseWritten,
   requestCutOff,
   requestHeader,
@@ -35,6 +36,8 @@ export interface Principal {
 export interface JsonBytes {
   bytes: Buffer<ArrayBuffer>;
   chars: number;
+  /** Not given back to the answer pool once written: someone keeps them (keepSentBytes). */
+  kept?: boolean;
 }
 
 /** What an answer carried: its JSON text, its JSON bytes, or '' for no body. */
@@ -176,6 +179,11 @@ export class Call {
   /** Whether the client stopped sending its request before it was all read. */
   requestCutOff(): boolean {
     return requestCutOff(this.context);
+  }
+
+  /** `done` once the answer is over: written whole, or its connection gone; false when nothing will say so. */
+  onClosed(done: () => void): boolean {
+    return onResponseClosed(this.context, done);
   }
 
   /** `done` once the answer has been handed to the operating system; false when nothing will say so. */

@@ -85,8 +85,20 @@ export function assemble(call: Call, json: JsonPieces): JsonBytes {
     at += pieces[i].length;
   }
   bytes.write(closing, at);
-  call.onWritten(() => pages.give(bytes));
-  return { bytes, chars: opening.length + closing.length + commas + json.pieceChars };
+  const assembled: JsonBytes = { bytes, chars: opening.length + closing.length + commas + json.pieceChars };
+  call.onWritten(() => {
+    if (!assembled.kept) pages.give(bytes);
+  });
+  return assembled;
+}
+
+/**
+ * The answer's bytes, never given back to the pool: the caller has them as they are (no copy), and
+ * must read them only once the answer is over (Node may write from them until then).
+ */
+export function keepSentBytes(body: JsonBytes): Buffer<ArrayBuffer> {
+  body.kept = true;
+  return body.bytes;
 }
 
 /** The JSON body of the response (text or bytes; '' for none), when it is still the one made here (no rewrite since). */

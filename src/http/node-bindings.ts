@@ -21,7 +21,7 @@ interface NodeBindings {
     /** HTTP/2 only. */
     stream?: { endAfterHeaders?: boolean; closed?: boolean };
   };
-  outgoing?: { once(event: 'finish', listener: () => void): unknown };
+  outgoing?: { once(event: 'finish' | 'close', listener: () => void): unknown; destroyed?: boolean };
 }
 
 const bindings = (c: Context): NodeBindings | undefined => c.env as NodeBindings | undefined;
@@ -89,6 +89,18 @@ export function onResponseWritten(c: Context, done: () => void): boolean {
   const outgoing = bindings(c)?.outgoing;
   if (!outgoing) return false;
   outgoing.once('finish', done);
+  return true;
+}
+
+/**
+ * Runs `done` once the response is over: written whole, or its connection gone (Node then writes
+ * nothing more of it); returns false when nothing will say so (in process).
+ */
+export function onResponseClosed(c: Context, done: () => void): boolean {
+  const outgoing = bindings(c)?.outgoing;
+  if (!outgoing) return false;
+  if (outgoing.destroyed) queueMicrotask(done);
+  else outgoing.once('close', done);
   return true;
 }
 

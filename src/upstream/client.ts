@@ -6,7 +6,7 @@ import { errors, Pool } from 'undici';
 
 /** What the upstream answered, or why it did not. */
 export type UpstreamResult =
-  | { ok: true; status: number; headers: Record<string, string>; text: string; durationMs: number }
+  | { ok: true; status: number; headers: Record<string, string>; bytes: Buffer; durationMs: number }
   | { ok: false; failure: 'unreachable' | 'timeout' | 'too_large'; message: string; durationMs: number };
 
 export interface UpstreamRequest {
@@ -16,6 +16,9 @@ export interface UpstreamRequest {
   headers: Record<string, string>;
   body: string | undefined;
 }
+
+/** Connections kept to the upstream at most (compare mode has as many comparisons under way). */
+export const UPSTREAM_CONNECTIONS = 16;
 
 /** Largest upstream answer read (a list page is far smaller); a larger one is a failure, not a comparison. */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
@@ -50,7 +53,7 @@ export class UpstreamClient {
     const parsed = new URL(url);
     this.origin = parsed.origin;
     this.basePath = parsed.pathname.replace(/\/+$/, '');
-    this.pool = new Pool(this.origin, { connections: 16, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs });
+    this.pool = new Pool(this.origin, { connections: UPSTREAM_CONNECTIONS, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs });
   }
 
   async send(request: UpstreamRequest): Promise<UpstreamResult> {
@@ -74,8 +77,9 @@ export class UpstreamClient {
           durationMs: took(),
         };
       }
-      const text = await answer.body.text();
-      return { ok: true, status: answer.statusCode, headers: plainHeaders(answer.headers), text, durationMs: took() };
+      // Bytes in a buffer of their own: compare mode keeps them as they are and moves them to the request thread.
+      const bytes = Buffer.from(await answer.body.arrayBuffer());
+      return { ok: true, status: answer.statusCode, headers: plainHeaders(answer.headers), bytes, durationMs: took() };
     } catch (err) {
       const timedOut = err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError || (err as Error).name === 'TimeoutError';
       const message = timedOut ? `no answer within ${this.timeoutMs} ms (--upstream-timeout-ms)` : describe(err);
@@ -86,6 +90,11 @@ export class UpstreamClient {
   close(): Promise<void> {
     return this.pool.close();
   }
+}
+
+/** An answer's UTF-8 text, a leading byte order mark dropped (as undici's text() reads it). */
+export function textOf(bytes: Buffer): string {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.toString('utf8', 3) : bytes.toString('utf8');
 }
 
 function plainHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {

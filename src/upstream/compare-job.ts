@@ -3,7 +3,7 @@
 // (compare-worker.ts), off the thread that answers calls.
 import { MAX_BODY_CHARS, redactFields, redactHeaders, redactText } from '../journal/redact.js';
 import { redactTokensInHeader } from '../journal/tokens.js';
-import type { UpstreamClient, UpstreamRequest, UpstreamResult } from './client.js';
+import { textOf, type UpstreamClient, type UpstreamRequest, type UpstreamResult } from './client.js';
 import type { Comparison, UpstreamSide } from './comparisons.js';
 import type { ComparedAnswer, ContractComparer } from './contract.js';
 
@@ -34,25 +34,40 @@ function compared({ base, sandbox }: CompareJob, result: UpstreamResult, compare
   }
   // Kept as text, as the journal keeps answers (parsed and redacted when read); a private key never waits in memory.
   const headers = redactHeaders(Object.fromEntries(Object.entries(result.headers).map(([name, value]) => [name, redactTokensInHeader(value)])));
-  const clipped = result.text.length > MAX_BODY_CHARS ? result.text.slice(0, MAX_BODY_CHARS) : result.text;
+  const text = textOf(result.bytes);
+  const clipped = text.length > MAX_BODY_CHARS ? text.slice(0, MAX_BODY_CHARS) : text;
   const bodyText = clipped.includes('"private_key"') ? redactText(clipped) : clipped;
+  // The bytes as they came when they decode to that very text (most answers: not clipped, no key, no byte order mark): no second copy.
+  const sameBytes = bodyText === text && result.bytes.length === Buffer.byteLength(text);
   const failure = result.status >= 500 ? `status ${result.status}` : null;
-  const side: UpstreamSide = { status: result.status, headers, bodyBytes: new Uint8Array(Buffer.from(bodyText)), duration_ms: result.durationMs, failure };
+  const side: UpstreamSide = {
+    status: result.status,
+    headers,
+    bodyBytes: sameBytes ? result.bytes : Buffer.from(bodyText),
+    duration_ms: result.durationMs,
+    failure,
+  };
   if (failure) return { ...base, outcome: 'upstream_failed', differences: [], upstream: side };
-  const text =
-    typeof sandbox.body === 'string' || sandbox.body === null
-      ? sandbox.body
-      : Buffer.from(sandbox.body.buffer, sandbox.body.byteOffset, sandbox.body.byteLength).toString('utf8');
-  const ours: ComparedAnswer = { status: sandbox.status, headers: sandbox.headers, body: text ? parseJson(text) : undefined };
-  const theirs: ComparedAnswer = { status: result.status, headers, body: result.text === '' ? undefined : parseJson(result.text) };
+  const theirs: ComparedAnswer = { status: result.status, headers, body: text === '' ? undefined : parseJson(text) };
   const operation = comparer.operation(base.operation_id);
+  if (!operation) return { ...base, outcome: 'same', differences: [], upstream: side };
+  // First without the sandbox's body: the contract checks read the upstream's answer only, the
+  // sandbox's values are only quoted, or excuse a field both send. No difference then means none
+  // with it; only when there is one is the sandbox's answer decoded and parsed, and compared again.
+  let found = comparer.compare(operation, { status: sandbox.status, headers: sandbox.headers, body: undefined }, theirs);
+  if (found.length) found = comparer.compare(operation, { status: sandbox.status, headers: sandbox.headers, body: sandboxBody(sandbox.body) }, theirs);
   // Only the values a difference quotes are kept of the parsed bodies: those lose their secrets now.
-  const differences = (operation ? comparer.compare(operation, ours, theirs) : []).map((d) => ({
+  const differences = found.map((d) => ({
     ...d,
     sandbox: redactFields(d.sandbox, true),
     upstream: redactFields(d.upstream, true),
   }));
   return { ...base, outcome: differences.length ? 'differs' : 'same', differences, upstream: side };
+}
+
+function sandboxBody(body: CompareJob['sandbox']['body']): unknown {
+  const text = typeof body === 'string' || body === null ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  return text ? parseJson(text) : undefined;
 }
 
 /** JSON text as a value; text that is not JSON stays text (the comparison then finds a type difference). */

@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadSpec } from '../spec/load-spec.js';
 import { indexSpec } from '../spec/operations.js';
-import { UpstreamClient } from './client.js';
+import { UPSTREAM_CONNECTIONS, UpstreamClient } from './client.js';
 import { type CompareJob, runCompareJob } from './compare-job.js';
 import type { Comparison } from './comparisons.js';
 import { ContractComparer } from './contract.js';
@@ -36,6 +36,27 @@ function finished(comparison: Comparison): void {
   }, BATCH_MS);
 }
 
+/**
+ * At most as many comparisons under way as the upstream's pool has connections. The others wait
+ * here, not in the pool's queue, where their timeout would already run: behind a backlog (more
+ * calls than the worker keeps up with), a call was recorded as an upstream timeout that the
+ * upstream never had the time to answer.
+ */
+const waiting: CompareJob[] = [];
+let running = 0;
+
+function startWaiting(): void {
+  while (running < UPSTREAM_CONNECTIONS && waiting.length) {
+    running++;
+    void runCompareJob(waiting.shift() as CompareJob, client, comparer).then((comparison) => {
+      running--;
+      finished(comparison);
+      startWaiting();
+    });
+  }
+}
+
 parentPort?.on('message', (jobs: CompareJob[]) => {
-  for (const job of jobs) void runCompareJob(job, client, comparer).then(finished);
+  waiting.push(...jobs);
+  startWaiting();
 });

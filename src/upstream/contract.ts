@@ -3,8 +3,8 @@
 // declared schema of that status's body, every required field the upstream left out, every field it
 // sent that the schema does not declare, and each value whose type, format, const or enum the
 // schema does not allow; and the response headers the operation declares, present on one side only.
-import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { Operation, SpecIndex } from '../spec/operations.js';
+import { formatAccepts } from './formats.js';
 
 export type DifferenceKind = 'status' | 'missing_field' | 'new_field' | 'type' | 'format' | 'enum_value' | 'header' | 'body';
 
@@ -104,9 +104,9 @@ export class ContractComparer {
       return;
     }
     const kind = kindOf(theirs);
-    const allowed = typesOf(schema);
-    if (allowed && !allowed.includes(kind) && !(kind === 'integer' && allowed.includes('number'))) {
-      found.add('type', at, ours === undefined ? null : kindOf(ours), kind, `declared ${allowed.join(' or ')}, the upstream sent ${kind}`);
+    if (!typeAllows(schema.type, kind)) {
+      const allowed = (typesOf(schema) ?? []).join(' or ');
+      found.add('type', at, ours === undefined ? null : kindOf(ours), kind, `declared ${allowed}, the upstream sent ${kind}`);
       return;
     }
     if (schema.const !== undefined && theirs !== schema.const) {
@@ -125,10 +125,13 @@ export class ContractComparer {
     }
     if (kind === 'object') this.walkObject(schema, isObject(ours) ? ours : undefined, theirs as Record<string, unknown>, at, found);
     if (kind === 'array' && schema.items) {
-      (theirs as unknown[]).slice(0, MAX_ITEMS).forEach((item, i) => {
+      const items = theirs as unknown[];
+      const oursList = Array.isArray(ours) && ours.length ? ours : undefined;
+      const itemsAt = `${at}[]`;
+      for (let i = 0; i < items.length && i < MAX_ITEMS; i++) {
         // The sandbox's item at that place, else its last: another record of the same list, for the fields it shows.
-        this.walk(schema.items, Array.isArray(ours) && ours.length ? ours[Math.min(i, ours.length - 1)] : undefined, item, `${at}[]`, found);
-      });
+        this.walk(schema.items, oursList ? oursList[Math.min(i, oursList.length - 1)] : undefined, items[i], itemsAt, found);
+      }
     }
   }
 
@@ -140,7 +143,8 @@ export class ContractComparer {
         found.add('missing_field', field(name), ours?.[name] ?? null, null, `the declared field ${field(name)} is missing from the upstream's answer`);
       }
     }
-    for (const name of Object.keys(theirs)) {
+    // for...in, not Object.keys(): no array made, and V8 reads theirs[name] from the object's enum cache (a parsed body has no inherited keys).
+    for (const name in theirs) {
       const declared = properties[name] ?? (isObject(schema.additionalProperties) ? schema.additionalProperties : undefined);
       if (declared) this.walk(declared, ours?.[name], theirs[name], field(name), found);
       // Sent by the sandbox too: both sides agree, the contract only lags (the sandbox's self-check speaks for its own answers).
@@ -179,8 +183,7 @@ export class ContractComparer {
     const kind = kindOf(value);
     const fits = alternatives.filter((raw) => {
       const branch = this.flatten(raw);
-      const types = typesOf(branch);
-      if (types && !types.includes(kind) && !(kind === 'integer' && types.includes('number'))) return false;
+      if (!typeAllows(branch.type, kind)) return false;
       if (branch.oneOf || branch.anyOf) return this.branchFor(branch.oneOf ?? branch.anyOf, value) !== undefined;
       const constant = branch.properties?.type?.const;
       return constant === undefined || !isObject(value) || value.type === constant;
@@ -205,6 +208,13 @@ class Differences {
   }
 }
 
+/** Whether a declared `type` (none, one, or a list) takes a value of this kind: an integer is a number too. */
+function typeAllows(type: unknown, kind: string): boolean {
+  if (type === undefined) return true;
+  if (typeof type === 'string') return type === kind || (kind === 'integer' && type === 'number');
+  return Array.isArray(type) && (type.includes(kind) || (kind === 'integer' && type.includes('number')));
+}
+
 function typesOf(schema: Schema): string[] | undefined {
   if (schema.type === undefined) return undefined;
   return Array.isArray(schema.type) ? schema.type : [schema.type];
@@ -219,16 +229,4 @@ function kindOf(value: unknown): string {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** ajv-formats' own checks (full mode); a format it does not know is accepted. */
-function formatAccepts(format: string, value: string): boolean {
-  const check = (fullFormats as Record<string, unknown>)[format];
-  if (typeof check === 'function') return check(value) as boolean;
-  if (check instanceof RegExp) return check.test(value);
-  if (check && typeof check === 'object' && 'validate' in check) {
-    const validate = (check as { validate: unknown }).validate;
-    return typeof validate === 'function' ? validate(value) : (validate as RegExp).test(value);
-  }
-  return true;
 }

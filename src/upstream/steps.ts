@@ -6,10 +6,10 @@
 //   (writes only with --compare-writes) and the two answers are compared by the contract. Nothing
 //   on the sandbox's answer waits for the upstream, and no upstream failure reaches it.
 import type { Call } from '../http/call.js';
-import { sentBody, sentHeaders } from '../http/json-response.js';
+import { keepSentBytes, sentBody, sentHeaders } from '../http/json-response.js';
 import type { Step } from '../http/pipeline.js';
 import { JOURNAL_ENTRY_ID } from '../journal/record-request.js';
-import { forwardedHeaders, type UpstreamRequest } from './client.js';
+import { forwardedHeaders, textOf, type UpstreamRequest } from './client.js';
 import { type CompareJob, NO_BYTES, parseJson } from './compare-job.js';
 import type { UpstreamSide } from './comparisons.js';
 import type { Upstream } from './upstream.js';
@@ -29,10 +29,11 @@ export function answerFromUpstream(upstream: Upstream | null): Step[] {
       async before(call) {
         const result = await upstream.client.send(await upstreamRequest(call));
         if (!result.ok) return upstreamFailure(result.failure, result.message);
-        if (result.status < 300) upstream.seen.collect(parseJson(result.text));
+        const text = textOf(result.bytes);
+        if (result.status < 300) upstream.seen.collect(parseJson(text));
         const headers = Object.fromEntries(Object.entries(result.headers).filter(([name]) => !HOP_BY_HOP.test(name)));
         const noBody = result.status === 204 || result.status === 304 || call.method === 'HEAD';
-        return new Response(noBody ? null : result.text, { status: result.status, headers });
+        return new Response(noBody ? null : text, { status: result.status, headers });
       },
     },
   ];
@@ -61,14 +62,22 @@ export function compareWithUpstream(upstream: Upstream | null): Step[] {
     {
       name: 'compare with upstream',
       after(call) {
-        const operation = call.operation;
-        if (!operation) return;
-        // What the sandbox answered, taken now: the answer's buffer may be reused once written.
+        const operationId = call.operation?.id;
+        if (!operationId) return;
         const sent = sentBody(call);
-        const body = sent === undefined ? null : typeof sent === 'string' ? sent : new Uint8Array(sent.bytes); // a copy of its own
-        const sandbox = { status: call.res.status, headers: { ...(sentHeaders(call) ?? Object.fromEntries(call.res.headers)) }, body };
-        // After the answer is written: the call goes to the compare worker, which asks the upstream and compares.
-        setImmediate(() => void handOver(upstream, call, operation.id, sandbox));
+        const status = call.res.status;
+        const headers = { ...(sentHeaders(call) ?? Object.fromEntries(call.res.headers)) };
+        // Handed over once the answer is over (written whole, or its client gone): nothing here delays
+        // it, and bytes from the answer pool go to the worker as they are, kept out of the pool.
+        const handOverWith = (body: string | Uint8Array | null) => () => void handOver(upstream, call, operationId, { status, headers, body });
+        if (sent === undefined || typeof sent === 'string') {
+          if (!call.onClosed(handOverWith(sent ?? null))) setImmediate(handOverWith(sent ?? null));
+        } else if (call.onClosed(handOverWith(sent.bytes))) {
+          keepSentBytes(sent);
+        } else {
+          // In process: the caller's Response still reads the bytes, so the worker gets a copy of its own.
+          setImmediate(handOverWith(new Uint8Array(sent.bytes)));
+        }
       },
     },
   ];
