@@ -134,6 +134,17 @@ async function cutFromProxy(ns: string, ops: Op[]): Promise<void> {
   await progress(`after ${node.id} was cut from HAProxy and healed`, ops, NAMES);
 }
 
+/** `command`, tried up to `times` times while it fails (a reply lost to the degraded link). */
+async function withRetries<T>(command: () => Promise<T>, times: number): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await command();
+    } catch (err) {
+      if (attempt >= times) throw err;
+    }
+  }
+}
+
 /** How (c) was applied on this kernel, for the figures. */
 let degraded = '';
 /** A Redis PING's round trip while (c) lasts. */
@@ -143,7 +154,8 @@ async function degradeRedis(ops: Op[]): Promise<void> {
   degraded = await net.degrade(net.hosts.redis, 200, 5, redis.port);
   if (degraded.includes('relay')) {
     // Connections made before the relay are not redirected: closed, the nodes reconnect through it.
-    for (const type of ['normal', 'pubsub']) await leases.client('KILL', 'TYPE', type);
+    // The loss is on already: a reply lost more than once may outlast the client's 3 s, so try again.
+    for (const type of ['normal', 'pubsub']) await withRetries(() => leases.client('KILL', 'TYPE', type), 5);
   }
   // A connection made now (the test's, from outside) meets the delay as the nodes' do.
   const probe = new RedisClient({ host: redis.host, port: redis.port, maxRetriesPerRequest: 1, commandTimeout: 10_000, enableOfflineQueue: true });
