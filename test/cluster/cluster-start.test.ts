@@ -4,8 +4,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenFor, WELL_KNOWN } from '../support/sandbox.js';
-import { freePort, type RedisServer, ROOT, redisCli, requireBuilt, startNode, startRedis } from './support.js';
+import { WELL_KNOWN } from '../support/sandbox.js';
+import { adminHeaders, freePort, type RedisServer, ROOT, redisCli, requireBuilt, startNode, startRedis } from './support.js';
 
 const CLI = join(ROOT, 'dist/bundle/cli.js');
 let redis: RedisServer;
@@ -14,7 +14,7 @@ let auth: Record<string, string>;
 beforeAll(async () => {
   requireBuilt();
   redis = await startRedis();
-  auth = { authorization: `Bearer ${await tokenFor('admin')}`, 'content-type': 'application/json' };
+  auth = await adminHeaders();
 }, 30_000);
 afterAll(() => redis?.stop());
 

@@ -5,8 +5,22 @@
 // over; after kill -9 of a node under a stream of writes (each a record of its own) every write
 // acknowledged before and after the kill is served by the new owners; a fourth node takes only namespaces the ring gives it, with their state.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenFor, WELL_KNOWN } from '../support/sandbox.js';
-import { type HaProxy, LEASE_MS, type RedisServer, redisCli, type SandboxNode, sleep, startCluster, startNode, untilServed, waitFor } from './support.js';
+import { WELL_KNOWN } from '../support/sandbox.js';
+import {
+  adminHeaders,
+  type HaProxy,
+  LEASE_MS,
+  postReport,
+  type RedisServer,
+  redisCli,
+  type SandboxNode,
+  sleep,
+  startCluster,
+  startNode,
+  stopCluster,
+  untilServed,
+  waitFor,
+} from './support.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 let redis: RedisServer;
@@ -16,14 +30,10 @@ let auth: Record<string, string>;
 
 beforeAll(async () => {
   ({ redis, nodes, proxy } = await startCluster(['node1', 'node2', 'node3']));
-  auth = { authorization: `Bearer ${await tokenFor('admin')}`, 'content-type': 'application/json' };
+  auth = await adminHeaders();
 }, 150_000);
 
-afterAll(async () => {
-  await proxy?.stop();
-  await Promise.all(nodes.map((n) => n.stop()));
-  await redis?.stop();
-}, 60_000);
+afterAll(() => stopCluster(proxy, nodes, redis), 60_000);
 
 const nsUrl = (base: string, ns: string) => `${base}/ns/${ns}`;
 
@@ -46,15 +56,6 @@ async function buyerName(base: string, ns: string): Promise<{ status: number; na
   const res = await read(`${nsUrl(base, ns)}/_sandbox/records/buyers/${BUYER}`);
   const body = res.status === 200 ? await res.json() : null;
   return { status: res.status, name: body?.display_name ?? null, node: res.headers.get('x-sandbox-node') };
-}
-
-/** A report of its own per call: a write nothing later overwrites. */
-function createReport(base: string, ns: string, name: string): Promise<Response> {
-  return fetch(`${nsUrl(base, ns)}/reports`, {
-    method: 'POST',
-    headers: auth,
-    body: JSON.stringify({ name, schedule: 'once', schedule_enabled: false, spec: { model: 'transactions', params: {} } }),
-  });
 }
 
 /** The ids of every report the namespace's owner serves (the records API, a page of 1000 at a time), through the proxy. */
@@ -235,7 +236,7 @@ describe('a shared sandbox behind HAProxy', () => {
         const writers = names.map(async (ns) => {
           for (let n = 1; running; n++) {
             try {
-              const res = await createReport(proxy.url, ns, `c${cycle}-${ns}-${n}`);
+              const res = await postReport(nsUrl(proxy.url, ns), `c${cycle}-${ns}-${n}`, auth);
               if (res.status === 201) (acked.get(ns) as string[]).push((await res.json()).id);
               else {
                 expect(res.status).toBe(503);

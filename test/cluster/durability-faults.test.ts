@@ -13,8 +13,19 @@
 // One round in npm test; DURABILITY_ROUNDS=n (SOAK: 20) runs more (npm run test:soak), printing
 // its figures: rounds, writes sent and acknowledged, lost, duration.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenFor, WELL_KNOWN } from '../support/sandbox.js';
-import { type HaProxy, type RedisServer, recordIds, type SandboxNode, startNode, startProxy, startRedis, waitFor } from './support.js';
+import { WELL_KNOWN } from '../support/sandbox.js';
+import {
+  adminHeaders,
+  type HaProxy,
+  postReport,
+  type RedisServer,
+  recordIds,
+  type SandboxNode,
+  startNode,
+  startProxy,
+  startRedis,
+  waitFor,
+} from './support.js';
 
 const ROUNDS = Number(process.env.DURABILITY_ROUNDS ?? (process.env.SOAK ? 20 : 1));
 const BUYER = WELL_KNOWN.buyers.default.id;
@@ -36,7 +47,7 @@ beforeAll(async () => {
   nodes = await Promise.all(IDS.map((id) => startNode(redis, id)));
   ports = nodes.map((n) => n.port);
   proxy = await startProxy(nodes);
-  auth = { authorization: `Bearer ${await tokenFor('admin')}`, 'content-type': 'application/json' };
+  auth = await adminHeaders();
 }, 60_000);
 
 afterAll(async () => {
@@ -80,13 +91,7 @@ async function writeOnce(ns: string): Promise<void> {
     if (kind === 0) res = await fetch(`${base}/buyers/${BUYER}`, { method: 'PUT', headers: auth, body: JSON.stringify({ display_name: name }), signal });
     else if (kind === 1)
       res = await fetch(`${base}/_sandbox/records/buyers`, { method: 'POST', headers: auth, body: JSON.stringify({ display_name: name }), signal });
-    else
-      res = await fetch(`${base}/reports`, {
-        method: 'POST',
-        headers: auth,
-        body: JSON.stringify({ name, schedule: 'once', schedule_enabled: false, spec: { model: 'transactions', params: {} } }),
-        signal,
-      });
+    else res = await postReport(base, name, auth, signal);
   } catch {
     return; // no answer (a node killed or frozen): sent, not acknowledged
   }

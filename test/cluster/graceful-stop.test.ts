@@ -4,8 +4,19 @@
 // some of them stops. Every call must be answered 201 (the calls that meet the hand-over wait for it),
 // and every report acknowledged must be served afterwards, read from Redis by a node restarted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenFor } from '../support/sandbox.js';
-import { type HaProxy, type RedisServer, recordIds, type SandboxNode, startCluster, startNode, startProxy, stopCluster, waitFor } from './support.js';
+import {
+  adminHeaders,
+  type HaProxy,
+  postReport,
+  type RedisServer,
+  recordIds,
+  type SandboxNode,
+  startCluster,
+  startNode,
+  startProxy,
+  stopCluster,
+  waitFor,
+} from './support.js';
 
 let redis: RedisServer;
 let nodes: SandboxNode[] = [];
@@ -14,18 +25,10 @@ let auth: Record<string, string>;
 
 beforeAll(async () => {
   ({ redis, nodes, proxy } = await startCluster(['node1', 'node2', 'node3']));
-  auth = { authorization: `Bearer ${await tokenFor('admin')}`, 'content-type': 'application/json' };
+  auth = await adminHeaders();
 }, 150_000);
 
 afterAll(() => stopCluster(proxy, nodes, redis), 60_000);
-
-function createReport(ns: string, name: string): Promise<Response> {
-  return fetch(`${proxy.url}/ns/${ns}/reports`, {
-    method: 'POST',
-    headers: auth,
-    body: JSON.stringify({ name, schedule: 'once', schedule_enabled: false, spec: { model: 'transactions', params: {} } }),
-  });
-}
 
 describe('a node stopped with SIGTERM under a stream of writes', () => {
   it('answers every call 201 through the proxy, and loses none of them', async () => {
@@ -45,7 +48,7 @@ describe('a node stopped with SIGTERM under a stream of writes', () => {
     const writers = names.map(async (ns) => {
       for (let n = 1; running; n++) {
         try {
-          const res = await createReport(ns, `${ns}-${n}`);
+          const res = await postReport(`${proxy.url}/ns/${ns}`, `${ns}-${n}`, auth);
           const body = await res.text();
           if (res.status === 201) {
             (acked.get(ns) as string[]).push(JSON.parse(body).id);

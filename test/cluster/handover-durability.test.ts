@@ -5,8 +5,8 @@
 // collection a loaded namespace owned reported its changes to a listener silenced by the next, so
 // only `reports` reached Redis and the buyer's 200 went out with nothing written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenFor, WELL_KNOWN } from '../support/sandbox.js';
-import { type RedisServer, redisCli, type SandboxNode, startNode, startRedis } from './support.js';
+import { WELL_KNOWN } from '../support/sandbox.js';
+import { adminHeaders, postReport, type RedisServer, redisCli, type SandboxNode, startNode, startRedis } from './support.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 let redis: RedisServer;
@@ -17,7 +17,7 @@ let auth: Record<string, string>;
 beforeAll(async () => {
   redis = await startRedis();
   [a, b] = await Promise.all([startNode(redis, 'node1'), startNode(redis, 'node2')]);
-  auth = { authorization: `Bearer ${await tokenFor('admin')}`, 'content-type': 'application/json' };
+  auth = await adminHeaders();
 }, 60_000);
 
 afterAll(async () => {
@@ -36,11 +36,7 @@ async function buyerOn(node: SandboxNode, ns: string): Promise<[number, string |
 }
 
 async function createReport(node: SandboxNode, ns: string, name: string): Promise<string> {
-  const res = await fetch(`${node.url}/ns/${ns}/reports`, {
-    method: 'POST',
-    headers: auth,
-    body: JSON.stringify({ name, schedule: 'once', schedule_enabled: false, spec: { model: 'transactions', params: {} } }),
-  });
+  const res = await postReport(`${node.url}/ns/${ns}`, name, auth);
   const body = await res.json();
   expect([res.status, res.headers.get('x-sandbox-node'), body.name]).toEqual([201, node.id, name]);
   return body.id;

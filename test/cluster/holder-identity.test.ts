@@ -5,8 +5,8 @@
 // with two processes of one node id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, KEYS, nsKeys, type SandboxRedis } from '../../src/cluster/redis.js';
-import { expectErrorBody, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
-import { type RedisServer, redisCli, type SandboxNode, startNode, startRedis, waitFor } from './support.js';
+import { expectErrorBody, WELL_KNOWN } from '../support/sandbox.js';
+import { adminHeaders, type RedisServer, redisCli, type SandboxNode, startNode, startRedis, waitFor } from './support.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 let redis: RedisServer;
@@ -16,7 +16,7 @@ let auth: Record<string, string>;
 beforeAll(async () => {
   redis = await startRedis();
   client = await connectRedis(redis.url);
-  auth = { authorization: `Bearer ${await tokenFor('admin')}`, 'content-type': 'application/json' };
+  auth = await adminHeaders();
 }, 60_000);
 
 afterAll(async () => {

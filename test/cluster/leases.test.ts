@@ -6,8 +6,8 @@
 // 503; a percent-encoded /ns/ prefix, and a path with a dot segment, are refused through the proxy.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { head, openSocket, parseResponse } from '../reliability/raw-socket.js';
-import { expectErrorBody, startTestSandbox, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
-import { type HaProxy, LEASE_MS, type RedisServer, redisCli, type SandboxNode, startNode, startProxy, startRedis, waitFor } from './support.js';
+import { expectErrorBody, startTestSandbox, WELL_KNOWN } from '../support/sandbox.js';
+import { adminHeaders, type HaProxy, LEASE_MS, type RedisServer, redisCli, type SandboxNode, startNode, startProxy, startRedis, waitFor } from './support.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 const ADMIN_TOKEN = 'an-admin-token-for-the-tests';
@@ -20,7 +20,7 @@ let auth: Record<string, string>;
 beforeAll(async () => {
   redis = await startRedis();
   [a, b] = await Promise.all([startNode(redis, 'node1', ['--admin-token', ADMIN_TOKEN]), startNode(redis, 'node2', ['--admin-token', ADMIN_TOKEN])]);
-  auth = { authorization: `Bearer ${await tokenFor('admin')}`, 'content-type': 'application/json' };
+  auth = await adminHeaders();
 }, 60_000);
 
 afterAll(async () => {

@@ -17,10 +17,9 @@
 import { Redis as RedisClient } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROKEN_FENCE_SWITCH } from '../../src/cluster/redis.js';
-import { tokenFor } from '../support/sandbox.js';
 import { acked, BUYER, checkHistory, type Op, type ReadBack, startWriters, type Verdict } from './history.js';
 import { createNetwork, missingForNetns, type NetHost, type Network } from './netns.js';
-import { type HaProxy, type Host, type RedisServer, recordIds, type SandboxNode, startNode, startProxy, startRedis, waitFor } from './support.js';
+import { adminHeaders, type HaProxy, type Host, type RedisServer, recordIds, type SandboxNode, startNode, startProxy, startRedis, waitFor } from './support.js';
 
 // Run by npm run test:partitions (one round; .ci/run runs it), not by npm test: a round takes about a
 // minute of a ten-minute budget. PARTITION_ROUNDS=20 for the figures of docs/shared-sandbox-durability.md.
@@ -65,7 +64,7 @@ beforeAll(async () => {
   proxy = await startProxy(nodes, undefined, hostOf('proxy'));
   leases = new RedisClient({ host: redis.host, port: redis.port, maxRetriesPerRequest: 1, commandTimeout: 3_000 });
   leases.on('error', () => undefined); // a connection reset under loss: ioredis reconnects, and a command that fails says so
-  headers = { authorization: `Bearer ${await tokenFor('admin')}`, 'content-type': 'application/json' };
+  headers = await adminHeaders();
 }, 120_000);
 
 afterAll(async () => {

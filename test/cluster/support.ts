@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tokenFor } from '../support/sandbox.js';
 
 export const ROOT = join(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'dist/bundle/cli.js');
@@ -277,6 +278,21 @@ export async function startProxy(nodes: SandboxNode[], adminToken?: string, host
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The admin key's token and a JSON content type: what the cluster tests' API calls send. */
+export async function adminHeaders(): Promise<Record<string, string>> {
+  return { authorization: `Bearer ${await tokenFor('admin')}`, 'content-type': 'application/json' };
+}
+
+/** Creates a report of its own (a write nothing later overwrites) in the namespace at `nsUrl` (…/ns/{name}). */
+export function postReport(nsUrl: string, name: string, headers: Record<string, string>, signal?: AbortSignal): Promise<Response> {
+  return fetch(`${nsUrl}/reports`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name, schedule: 'once', schedule_enabled: false, spec: { model: 'transactions', params: {} } }),
+    signal,
+  });
 }
 
 /** Redis, nodes of these ids and HAProxy in front of them, as most cluster test files start them. */
