@@ -15,7 +15,7 @@ import type { Namespace, PartKind } from '../../namespace/namespace.js';
 import { type NamespacePart, PartKey } from '../../namespace/part.js';
 import type { CollectionName, ReportExecutionRecord, ReportExecutionStatus, ReportRecord } from '../../store/records.js';
 import { DEFAULT_LIFECYCLE, type LifecyclePlan, type RequestLifecycle, resolveLifecycle, stateAt } from './lifecycle.js';
-import { followingExecutionAt, nextExecutionAt } from './schedule.js';
+import { followingExecutionAt } from './schedule.js';
 
 /** The plan scenarios activated for a merchant account give its new executions (null: the default). */
 export type PlanResolver = (merchantAccountId: string) => LifecyclePlan | null;
@@ -131,10 +131,10 @@ function runDueSchedules(ns: Namespace, now: number, request: RequestLifecycle |
     if (Number.isNaN(next) || next > now) continue;
     // Runs before the floor are never made: start from the first at or after it, rather than walking
     // every day since a seeded report's date (a new namespace's reset walked years, 8 ms a reset).
-    if (next < floor) next = report.schedule === 'once' ? null : nextExecutionAt(report.schedule, true, report.schedule_timezone, floor - 1);
+    if (next < floor) next = followingExecutionAt(report.schedule, report.schedule_timezone, floor - 1);
     const runs: number[] = [];
     while (next !== null && next <= now) {
-      if (next >= floor) runs.push(next);
+      runs.push(next);
       next = followingExecutionAt(report.schedule, report.schedule_timezone, next);
     }
     for (const run of runs.slice(-MAX_RUNS_PER_CATCH_UP)) {
