@@ -92,9 +92,11 @@ export class UpstreamClient {
   }
 }
 
-/** An answer's UTF-8 text, a leading byte order mark dropped (as undici's text() reads it). */
+const utf8 = new TextDecoder();
+
+/** An answer's UTF-8 text, a leading byte order mark dropped (as undici's text() reads it: a TextDecoder). */
 export function textOf(bytes: Buffer): string {
-  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.toString('utf8', 3) : bytes.toString('utf8');
+  return utf8.decode(bytes);
 }
 
 function plainHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
