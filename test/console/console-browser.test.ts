@@ -385,7 +385,12 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Edit teapot as JSON' }).click();
     expect(await page.isChecked('#json-replace')).toBe(true);
     await page.fill('#scenario-definition', (await page.inputValue('#scenario-definition')).replace('503', '502'));
+    // The page reads its content again after a save: the next click waits for that, or the new content would close the editor it opens.
+    await page.evaluate(() => {
+      (window as any).mainReloaded = new Promise((resolve) => document.getElementById('main')?.addEventListener('htmx:afterSettle', resolve, { once: true }));
+    });
     await page.getByRole('button', { name: 'Send JSON' }).click();
+    await page.evaluate(() => (window as any).mainReloaded.then(() => undefined));
     await poll(async () => (await (await api('/ns/json/_sandbox/scenarios/teapot')).json()).definition.respond).toEqual({ status: 502 });
     await page.getByRole('button', { name: 'Edit slow as JSON, to replace it in this namespace' }).click();
     await page.fill('#scenario-definition', (await page.inputValue('#scenario-definition')).replace('1500', '10'));
