@@ -62,7 +62,7 @@ function FirstRequestHint(props: { view: ConsoleView }) {
 
 function Filters(props: { view: ConsoleView; namespaces: string[]; merchantAccounts: string[]; scenarios: string[] }) {
   const { view } = props;
-  const comparing = view.deps.control.deps.upstream?.mode === 'compare';
+  const comparing = view.deps.control.deps.upstream?.wasOn('compare') ?? false;
   const q = (name: string) => view.query.get(name) ?? '';
   const operations = [...view.deps.apiOperations].map((op) => op.id).sort();
   return (
