@@ -152,7 +152,8 @@ describe('switching the upstream mode of a running sandbox', { timeout: 90_000 }
 
   it('refuses a mode it does not know, a namespace, and callers without the admin token', async () => {
     const dir = join(suite.work, 'refused');
-    const sandbox = await startCli(['--port', '0', '--upstream', suite.upstream.url, '--admin-token', ADMIN_TOKEN, '--report-dir', dir]);
+    // --compare-writes goes with --upstream alone too (for compare mode switched on later).
+    const sandbox = await startCli(['--port', '0', '--upstream', suite.upstream.url, '--compare-writes', '--admin-token', ADMIN_TOKEN, '--report-dir', dir]);
     try {
       const enumMessage = `Body field 'mode' must be one of: "off", "record", "compare".`;
       expect(await switchTo(sandbox.url, 'replay')).toEqual({
@@ -186,7 +187,13 @@ describe('switching the upstream mode of a running sandbox', { timeout: 90_000 }
         expect({ status: wrong.status, body: await wrong.json() }).toEqual({ status: 403, body: error(403, 'forbidden', 'The admin token is wrong.') });
       }
       // Nothing was switched: still off, nothing used, and a stop writes no file.
-      expect((await control(sandbox.url, '/upstream')).body).toMatchObject({ mode: 'off', modes_used: [] });
+      expect((await control(sandbox.url, '/upstream')).body).toEqual({
+        url: suite.upstream.url,
+        mode: 'off',
+        compare_writes: true,
+        timeout_ms: 10_000,
+        modes_used: [],
+      });
       const command = await runCli(['upstream', 'record', '--url', sandbox.url]);
       expect(command.code).toBe(1);
       expect(command.stderr).toBe(

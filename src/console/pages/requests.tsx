@@ -13,6 +13,7 @@ import { consolePath, controlPath, controlRead, merchantAccountIds } from '../re
 import type { ConsolePage, ConsoleView } from '../types.js';
 import { ApiButton, JsonBlock, Note, TableHead } from '../ui.js';
 import { UpstreamComparison } from './upstream-comparison.js';
+import { upstreamModePart } from './upstream-mode.js';
 
 const STATUS_CLASSES: Array<[string, string]> = [
   ['', 'any status'],
@@ -114,6 +115,7 @@ export const requestsPage: ConsolePage = {
     return (
       <>
         <PageHeading page={requestsPage} />
+        {await upstreamModePart(view)}
         <div id="requests" data-requests={controlPath(view, '/requests')} data-entry={`${view.base}/_sandbox/console/parts/requests/entry`}>
           <Filters view={view} namespaces={namespaces} merchantAccounts={merchantAccounts} scenarios={scenarios} />
           <div class="toolbar">
