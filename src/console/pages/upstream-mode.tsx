@@ -5,7 +5,7 @@
 import type { Child } from 'hono/jsx';
 import { controlPath, controlRead } from '../read.js';
 import type { ConsoleView } from '../types.js';
-import { ApiForm } from '../ui.js';
+import { ApiForm, Select } from '../ui.js';
 
 const MODES: Array<[string, string]> = [
   ['off', 'off: the sandbox answers, nothing is sent'],
@@ -30,16 +30,7 @@ export async function upstreamModePart(view: ConsoleView): Promise<Child> {
         id="upstream-mode-form"
         result="#upstream-mode-now"
       >
-        <div class="field">
-          <label for="upstream-mode-select">Mode</label>
-          <select id="upstream-mode-select" name="mode">
-            {MODES.map(([value, label]) => (
-              <option value={value} selected={value === state.mode}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </div>
+        <Select name="mode" id="upstream-mode-select" label="Mode" options={MODES} value={state.mode} />
         <div class="actions">
           <button type="submit">Switch</button>
         </div>
