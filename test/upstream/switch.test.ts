@@ -3,6 +3,8 @@
 // answers and only those exchanges are recorded; switched to compare the sandbox answers and
 // compares; back to off nothing more is sent. A stop writes the files of each mode that was on.
 import { readFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, startCli, waitFor } from '../cli/support/cli.js';
@@ -148,6 +150,33 @@ describe('switching the upstream mode of a running sandbox', { timeout: 90_000 }
     const recordedIds = (await (await call(suite.upstream.url, '/gift-cards?limit=2')).json()).items.map((g: { id: string }) => g.id);
     expect(data.collections.gift_cards.map((g: { id: string }) => g.id)).toEqual(expect.arrayContaining(recordedIds));
     expect(sandbox.stderr()).toContain(`wrote ${join(dir, 'compare-report.json')}, ${join(dir, 'compare-report.txt')}, ${join(dir, 'recording.har')}`);
+  });
+
+  it('lets a call under way finish in the mode it started in', async () => {
+    // An upstream that holds each call until the test answers it.
+    const held: ServerResponse[] = [];
+    const upstream = createServer((_req, res) => held.push(res));
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const sandbox = await startCli(['--port', '0', '--upstream', url, '--admin-token', ADMIN_TOKEN, '--report-dir', join(suite.work, 'in-flight')]);
+    try {
+      expect((await switchTo(sandbox.url, 'record')).body.mode).toBe('record');
+      const answer = call(sandbox.url, '/gift-cards?limit=1');
+      await waitFor(() => (held.length === 1 ? true : undefined), 'the upstream holding the call');
+      expect((await switchTo(sandbox.url, 'off')).body.mode).toBe('off');
+      held[0].writeHead(200, { 'content-type': 'application/json' }).end('{"items":[],"from":"the upstream"}');
+      const res = await answer;
+      expect({ status: res.status, body: await res.json() }).toEqual({ status: 200, body: { items: [], from: 'the upstream' } });
+      const har = await control(sandbox.url, '/upstream/recording');
+      expect(harLines(har.body)).toEqual(['GET /gift-cards?limit=1 200']);
+      // The next call, in mode off, is the sandbox's.
+      expect((await (await call(sandbox.url, '/gift-cards?limit=1')).json()).items).toHaveLength(1);
+      expect(held).toHaveLength(1);
+    } finally {
+      expect(await sandbox.stop()).toBe(0);
+      upstream.closeAllConnections();
+      await new Promise((resolve) => upstream.close(resolve));
+    }
   });
 
   it('refuses a mode it does not know, a namespace, and callers without the admin token', async () => {
