@@ -12,8 +12,8 @@ import { keepSentBytes, sentBody, sentHeaders } from '../http/json-response.js';
 import type { Step } from '../http/pipeline.js';
 import { JOURNAL_ENTRY_ID, noteAnsweredByUpstream } from '../journal/record-request.js';
 import { forwardedHeaders, textOf, type UpstreamRequest } from './client.js';
-import { type CompareJob, NO_BYTES, parseJson } from './compare-job.js';
-import type { UpstreamSide } from './comparisons.js';
+import { type CompareJob, parseJson } from './compare-job.js';
+import { packComparison, type UpstreamSide } from './comparisons.js';
 import type { Upstream, UpstreamMode } from './upstream.js';
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -108,8 +108,8 @@ async function handOver(upstream: Upstream, call: Call, operationId: string, san
     sandbox_status: sandbox.status,
   };
   if (!READS.has(call.method) && !upstream.options.compareWrites) {
-    const side: UpstreamSide = { status: null, headers: {}, bodyBytes: NO_BYTES, duration_ms: 0, failure: null };
-    upstream.comparisons.add({ ...base, outcome: 'not_sent', differences: [], upstream: side });
+    const side: UpstreamSide = { status: null, headers: {}, bodyText: '', duration_ms: 0, failure: null };
+    upstream.comparisons.add(packComparison({ ...base, outcome: 'not_sent', differences: [], upstream: side }));
     return;
   }
   upstream.compare({ base, request: await upstreamRequest(call), sandbox });

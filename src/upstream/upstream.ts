@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { packageRoot } from '../spec/load-spec.js';
 import { UpstreamClient } from './client.js';
 import type { CompareJob } from './compare-job.js';
-import { type Comparison, Comparisons } from './comparisons.js';
+import { Comparisons, type PackedComparison } from './comparisons.js';
 import { SeenRecords } from './seen-records.js';
 
 /**
@@ -89,7 +89,7 @@ export class Upstream {
     if (this.worker) return this.worker;
     const worker = new Worker(join(packageRoot(), WORKER_FILE), { workerData: { url: this.options.url, timeoutMs: this.options.timeoutMs } });
     worker.unref(); // a stop does not wait for it: close() does, for the report
-    worker.on('message', (comparisons: Comparison[]) => {
+    worker.on('message', (comparisons: PackedComparison[]) => {
       for (const comparison of comparisons) this.comparisons.add(comparison);
       this.pending -= comparisons.length;
       if (this.pending === 0) for (const resolve of this.idle.splice(0)) resolve();
