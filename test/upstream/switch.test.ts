@@ -39,6 +39,7 @@ describe('switching the upstream mode of a running sandbox', { timeout: 90_000 }
     const upstreamPage = async (query: string) => (await call(suite.upstream.url, `/gift-cards${query}`)).json();
     try {
       // --upstream alone: off, nothing to report or record yet.
+      expect(sandbox.stderr()).toContain(`\n  upstream  ${proxy.url}, mode off (switch it: payments-sandbox upstream off|record|compare)\n`);
       expect(await control(sandbox.url, '/upstream')).toEqual({ status: 200, body: state('off', []) });
       expect(await control(sandbox.url, '/upstream/report')).toEqual({
         status: 404,
@@ -115,6 +116,12 @@ describe('switching the upstream mode of a running sandbox', { timeout: 90_000 }
         '?limit=2 upstream',
         '?limit=3 sandbox',
       ]);
+
+      // The console's detail of each says who answered.
+      const detailOf = async (id: number) => (await fetch(`${sandbox.url}/_sandbox/console/parts/requests/entry?id=${id}`, { headers: admin })).text();
+      const [comparedId, recordedId] = summary.body.items.map((e: { id: number }) => e.id);
+      expect(await detailOf(recordedId)).toContain('<dt>Answered by</dt><dd>the upstream (record mode): this exchange is in the recording</dd>');
+      expect(await detailOf(comparedId)).not.toContain('Answered by');
 
       // Back to off, with the command: the upstream gets nothing more (checked after the stop, which waits for every comparison).
       const shown = await runCli(['upstream', 'off', '--url', sandbox.url, '--admin-token', ADMIN_TOKEN]);

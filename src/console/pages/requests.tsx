@@ -234,6 +234,12 @@ function EntryDetail(props: { entry: JournalEntry }) {
         <dd>{e.merchant_account_id ?? 'none'}</dd>
         <dt>Namespace</dt>
         <dd>{e.namespace}</dd>
+        {e.answered_by === 'upstream' ? (
+          <>
+            <dt>Answered by</dt>
+            <dd>the upstream (record mode): this exchange is in the recording</dd>
+          </>
+        ) : null}
         <dt>Request id</dt>
         <dd>
           <code>{e.request_id}</code>
