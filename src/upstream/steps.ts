@@ -33,9 +33,9 @@ export function answerFromUpstream(upstream: Upstream | null): Step[] {
       requires: ['operation', 'upstream mode'],
       async before(call) {
         if (call.get(MODE_OF_CALL) !== 'record') return;
-        noteAnsweredByUpstream(call); // the recording is the entries the upstream answered
         const result = await upstream.client.send(await upstreamRequest(call));
         if (!result.ok) return upstreamFailure(result.failure, result.message);
+        noteAnsweredByUpstream(call); // the recording is the entries the upstream answered (not the 502/504 above)
         const text = textOf(result.bytes);
         if (result.status < 300) upstream.seen.collect(parseJson(text));
         const headers = Object.fromEntries(Object.entries(result.headers).filter(([name]) => !HOP_BY_HOP.test(name)));
