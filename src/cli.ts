@@ -1,7 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=8
 // --max-semi-space-size=8 (MB, npm start passes it too): V8 grows the young generation to 2 x 16 MB
 // under load by default, 16 MB more resident memory with no measurable gain in requests a second.
-// The payments-sandbox command: `start` (the default), `token`, `wait`, `trigger`, `listen` and `cluster`. Each lives in src/cli/; this file
+// The payments-sandbox command: `start` (the default), `record`, `token`, `wait`, `trigger`, `upstream`, `listen` and `cluster`. Each lives in src/cli/; this file
 // only dispatches and turns errors into exit codes (2: wrong usage, 1: could not start).
 import { runClusterCommand } from './cli/cluster-command.js';
 import { MAIN_HELP, startHelp } from './cli/help.js';
@@ -9,6 +9,7 @@ import { ListenError, runListenCommand } from './cli/listen-command.js';
 import { readFileOrNull, runStartCommand } from './cli/start-command.js';
 import { runTokenCommand } from './cli/token-command.js';
 import { runTriggerCommand, TriggerError } from './cli/trigger-command.js';
+import { runUpstreamCommand } from './cli/upstream-command.js';
 import { USAGE_EXIT_CODE, UsageError } from './cli/usage-error.js';
 import { runWaitCommand } from './cli/wait-command.js';
 import { packageVersion } from './spec/load-spec.js';
@@ -26,6 +27,8 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = await runWaitCommand(rest, io);
   } else if (command === 'trigger') {
     process.stdout.write(await runTriggerCommand(rest, process.env));
+  } else if (command === 'upstream') {
+    process.stdout.write(await runUpstreamCommand(rest, process.env));
   } else if (command === 'listen') {
     const stop = new AbortController();
     process.once('SIGINT', () => stop.abort());
@@ -40,7 +43,9 @@ async function main(argv: string[]): Promise<void> {
   } else if (command === undefined || command.startsWith('-')) {
     await runStartCommand(argv, { env: process.env, cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
   } else {
-    throw new UsageError(`unknown command '${command}' (commands: start, record, token, wait, trigger, listen, cluster; see payments-sandbox --help)`);
+    throw new UsageError(
+      `unknown command '${command}' (commands: start, record, token, wait, trigger, upstream, listen, cluster; see payments-sandbox --help)`,
+    );
   }
 }
 

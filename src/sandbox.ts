@@ -82,7 +82,7 @@ export interface SandboxDeps {
   services: HandlerServices;
   /** Event catalog, delivery transport and options shared by every namespace's webhooks; close() stops them. */
   webhooks: WebhookService;
-  /** --upstream with --compare or --record: the real service's client and what it found; null otherwise. */
+  /** --upstream: the real service's client, its mode (off, record or compare) and what it found; null without. */
   upstream: Upstream | null;
   logger: Logger;
 }
@@ -166,15 +166,15 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
   const version = packageVersion();
   const stats: RequestStats = { requests: 0, metrics: new RequestMetrics() };
   const node: NodeName = { id: config.nodeId ?? '' };
-  const upstream =
-    config.upstream && (config.compare || config.record)
-      ? new Upstream({
-          url: config.upstream,
-          mode: config.record ? 'record' : 'compare',
-          compareWrites: config.compareWrites,
-          timeoutMs: config.upstreamTimeoutMs,
-        })
-      : null;
+  const upstream = config.upstream
+    ? new Upstream({
+        url: config.upstream,
+        // --upstream alone: off (nothing sent anywhere) until PUT /_sandbox/upstream switches it.
+        mode: config.record ? 'record' : config.compare ? 'compare' : 'off',
+        compareWrites: config.compareWrites,
+        timeoutMs: config.upstreamTimeoutMs,
+      })
+    : null;
   const adminDeps: AdminDeps = {
     version,
     seed: config.seed,

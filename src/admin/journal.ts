@@ -21,7 +21,7 @@ export const journalHandlers: AdminHandlerMap = {
       return { body, headers: { 'content-disposition': `attachment; filename="${harFileName(ctx)}"` } };
     }
     const matching = matchingEntries(ctx, ctx.query.view ?? 'full');
-    return { body: { items: matching.slice(offset, offset + limit), total: matching.length, limit, offset } };
+    return { body: { items: withComparisons(ctx, matching.slice(offset, offset + limit)), total: matching.length, limit, offset } };
   },
 
   countRequests(ctx) {
@@ -51,7 +51,7 @@ function matchingEntries(ctx: AdminContext, view: JournalView): JournalSummary[]
   const matches = entryFilter(ctx.query as JournalFilter);
   const namespaces = journalNamespaces(ctx);
   const entries = namespaces.flatMap((ns) => ns.existingPart(JOURNAL)?.entries(view) ?? []);
-  const matching = withComparisons(ctx, entries).filter(matches);
+  const matching = entries.filter((entry) => matches(entry) && comparedAsAsked(ctx, entry));
   // Across namespaces, newest first by arrival time (the namespace clocks may differ).
   return namespaces.length > 1 ? matching.sort((a, b) => b.timestamp.localeCompare(a.timestamp)) : matching;
 }
@@ -59,22 +59,22 @@ function matchingEntries(ctx: AdminContext, view: JournalView): JournalSummary[]
 /** An entry with its comparison with the upstream (compare mode), as the journal's readers show it. */
 type ComparedEntry = JournalSummary & { upstream?: ReturnType<typeof comparisonView> };
 
-/**
- * Compare mode: each entry with its comparison with the upstream (kept beside the journal, by
- * namespace and entry id), and only those of the outcome asked for with `upstream=`.
- */
+/** Compare mode's `upstream=` filter: whether the entry's comparison had the outcome asked for (`compared`: any). */
+function comparedAsAsked(ctx: AdminContext, entry: JournalSummary): boolean {
+  const wanted: string | undefined = ctx.query.upstream;
+  if (!wanted) return true;
+  const outcome = ctx.deps.upstream?.comparisons.outcomeOf(entry.namespace, entry.id);
+  return outcome !== undefined && (wanted === 'compared' || outcome === wanted);
+}
+
+/** Compare mode: each entry of the page with its comparison with the upstream (kept beside the journal, by namespace and entry id), decoded now. */
 function withComparisons(ctx: AdminContext, entries: JournalSummary[]): ComparedEntry[] {
   const comparisons = ctx.deps.upstream?.comparisons;
-  const wanted: string | undefined = ctx.query.upstream;
-  if (!comparisons) return wanted ? [] : entries;
-  const out: ComparedEntry[] = [];
-  for (const entry of entries) {
+  if (!comparisons) return entries;
+  return entries.map((entry) => {
     const comparison = comparisons.of(entry.namespace, entry.id);
-    if (wanted && (!comparison || (wanted !== 'compared' && comparison.outcome !== wanted))) continue;
-    if (!comparison) out.push(entry);
-    else out.push({ ...entry, upstream: comparisonView(comparison) });
-  }
-  return out;
+    return comparison ? { ...entry, upstream: comparisonView(comparison) } : entry;
+  });
 }
 
 /** sandbox-requests-<namespace>-<UTC time>.har, with only characters safe in a header and a file name. */

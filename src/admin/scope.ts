@@ -15,7 +15,7 @@ export function onlyAtRoot(ctx: AdminContext, what: string): void {
 
 /**
  * Control calls any process of a shared sandbox answers without holding the namespace: at the root,
- * health, metrics and what spans namespaces.
+ * health, metrics, the upstream's mode (each process's own) and what spans namespaces.
  */
 export function servedByAnyNode(call: Call): boolean {
   if (call.namespaceNamed) return false;
@@ -23,6 +23,8 @@ export function servedByAnyNode(call: Call): boolean {
   return (
     id === 'getHealth' ||
     id === 'getMetrics' ||
+    id === 'getUpstream' ||
+    id === 'setUpstreamMode' ||
     id === 'listNamespaces' ||
     id === 'deleteNamespace' ||
     (id === 'resetSandbox' && call.queryParam('all') === 'true')

@@ -1,16 +1,29 @@
-// GET /_sandbox/upstream/report (compare mode) and GET /_sandbox/upstream/recording (record mode):
-// what --upstream found or saw, across namespaces, so served at the root only.
+// GET and PUT /_sandbox/upstream (the upstream's address and its mode, switched while the sandbox
+// runs), GET /_sandbox/upstream/report (compare mode) and GET /_sandbox/upstream/recording (record
+// mode): what --upstream is, found or saw, across namespaces, so served at the root only.
 import { ApiError } from '../errors/api-error.js';
 import type { JournalEntry } from '../journal/entry.js';
 import { toHar } from '../journal/har.js';
 import { JOURNAL } from '../journal/journal.js';
 import { compareReport, reportSummary } from '../upstream/report.js';
-import type { Upstream } from '../upstream/upstream.js';
+import type { Upstream, UpstreamMode } from '../upstream/upstream.js';
 import { recordedDataFile } from './recording.js';
 import { onlyAtRoot } from './scope.js';
 import type { AdminContext, AdminDeps, AdminHandlerMap } from './types.js';
 
 export const upstreamHandlers: AdminHandlerMap = {
+  getUpstream(ctx) {
+    onlyAtRoot(ctx, "The upstream's mode");
+    return { body: upstreamState(configured(ctx)) };
+  },
+
+  setUpstreamMode(ctx) {
+    onlyAtRoot(ctx, "The upstream's mode");
+    const upstream = configured(ctx);
+    upstream.switchTo(ctx.body.mode as UpstreamMode); // one of the modes: validated against openapi.admin.json
+    return { body: upstreamState(upstream) };
+  },
+
   getCompareReport(ctx) {
     onlyAtRoot(ctx, 'The compare report (every namespace)');
     const report = compareReport(upstreamIn(ctx, 'compare', '--upstream URL --compare'));
@@ -28,17 +41,40 @@ export const upstreamHandlers: AdminHandlerMap = {
   },
 };
 
-function upstreamIn(ctx: AdminContext, mode: 'compare' | 'record', started: string): Upstream {
+/** The upstream as GET and PUT /_sandbox/upstream show it. */
+function upstreamState(upstream: Upstream) {
+  const { url, compareWrites, timeoutMs } = upstream.options;
+  return { url, mode: upstream.mode, compare_writes: compareWrites, timeout_ms: timeoutMs, modes_used: upstream.modesUsed() };
+}
+
+function configured(ctx: AdminContext): Upstream {
   const upstream = ctx.deps.upstream;
-  if (!upstream || upstream.mode !== mode) throw ApiError.notFound(`This sandbox does not ${mode}: start it with ${started}.`);
+  if (!upstream)
+    throw ApiError.notFound(
+      "This sandbox has no upstream: start it with --upstream URL (the real service's address) to switch between off, record and compare.",
+    );
   return upstream;
 }
 
-/** Every namespace's journal as one HAR log: the exchanges with the upstream, redacted as the journal redacts. */
+/** The upstream, when `mode` was on at some time since start (its report or recording exists). */
+function upstreamIn(ctx: AdminContext, mode: 'compare' | 'record', started: string): Upstream {
+  const upstream = ctx.deps.upstream;
+  if (!upstream?.wasOn(mode)) {
+    const switchOn = upstream ? ` or switch it on: PUT /_sandbox/upstream {"mode": "${mode}"}` : '';
+    throw ApiError.notFound(`This sandbox does not ${mode}: start it with ${started}${switchOn}.`);
+  }
+  return upstream;
+}
+
+/**
+ * Every namespace's journal as one HAR log: the exchanges the upstream answered (not those the
+ * sandbox answered while record mode was off), redacted as the journal redacts.
+ */
 export function recordingHar(deps: AdminDeps): unknown {
   const entries = deps.namespaces
     .list()
     .flatMap((ns) => (ns.existingPart(JOURNAL)?.entries() ?? []) as JournalEntry[])
+    .filter((entry) => entry.answered_by === 'upstream')
     .sort((a, b) => b.timestamp.localeCompare(a.timestamp));
   return toHar(entries, { name: 'payments-sandbox record', version: deps.version });
 }

@@ -71,6 +71,10 @@ export function formatBanner(info: BannerInfo): string {
   lines.push(row('docs', `${url}/docs (control API: ${url}/docs/admin)`));
   lines.push(row('control', `${url}/_sandbox${config.adminToken ? ' (needs the admin token)' : isLoopbackHost(config.host) ? '' : ' (open: no token)'}`));
   lines.push(row('console', `${url}/_sandbox/console`));
+  if (config.upstream) {
+    const mode = config.record ? 'record' : config.compare ? 'compare' : 'off';
+    lines.push(row('upstream', `${config.upstream}, mode ${mode} (switch it: payments-sandbox upstream off|record|compare)`));
+  }
   if (info.forward) {
     // Like stripe listen: the receiver needs this secret to verify signatures. It is a banner line on stderr, never a log line.
     lines.push(row('webhooks', `every event of every namespace is also sent to ${info.forward.url}, signed with secret ${info.forward.secret}`));

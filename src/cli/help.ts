@@ -13,6 +13,7 @@ Commands:
   wait     wait until a sandbox is ready, for scripts: payments-sandbox wait --timeout 30s
 
   trigger  ask a running sandbox to emit a webhook event now, e.g. payments-sandbox trigger buyer.updated
+  upstream show or switch a running sandbox's upstream mode (started with --upstream URL): off, record, compare
   listen   print a namespace's webhook notifications as they arrive (its inbox), or forward them to a local URL
   cluster  show a shared sandbox as Redis knows it: nodes, the namespaces each owns, leases, epochs
 
@@ -94,6 +95,27 @@ Options:
   -h, --help               show this help
 
 Exit code 0 when emitted, 1 when the sandbox refused it or could not be reached, 2 for wrong usage.
+`;
+
+export const UPSTREAM_HELP = `Usage: payments-sandbox upstream [off|record|compare] [--url U] [--admin-token T]
+
+Shows the upstream of a running sandbox started with --upstream URL (its address, fixed at start,
+and its mode), or switches the mode from the next call on (PUT /_sandbox/upstream):
+  off       the sandbox answers every call; nothing is sent to the upstream
+  record    the upstream answers every API call; the sandbox records the exchanges
+  compare   the sandbox answers, then the same call goes to the upstream and the answers are compared
+
+A stop writes the files of every mode that was on: the compare report, the recording.
+  npx payments-sandbox --upstream https://api.sandbox.example.com &
+  npx payments-sandbox upstream record && npm test -- checkout && npx payments-sandbox upstream off
+
+Options:
+  --url U                  the sandbox's base URL (default $SANDBOX_URL, else http://127.0.0.1:4010)
+  --admin-token T          the sandbox's admin token, when it has one (default $SANDBOX_ADMIN_TOKEN)
+  -h, --help               show this help
+
+Exit code 0 when shown or switched, 1 when the sandbox refused or could not be reached (404: it was
+not started with --upstream URL), 2 for wrong usage.
 `;
 
 export const LISTEN_HELP = `Usage: payments-sandbox listen [--forward-to URL] [--url U] [--namespace N] [--merchant-account M]

@@ -6,6 +6,7 @@
 // before it read them (the inbox is bounded). Runs until interrupted, or --count notifications.
 
 import { parseCommandArgs } from './command-args.js';
+import { controlCall, sandboxUrlOf } from './control-call.js';
 import { LISTEN_HELP } from './help.js';
 import { UsageError } from './usage-error.js';
 
@@ -26,8 +27,7 @@ export function parseListenArgs(argv: readonly string[], env: Readonly<Record<st
   const parsed = parseCommandArgs(argv, 'listen', NAMES);
   if (parsed.help) return null;
   const values = new Map(parsed.values);
-  const url = (values.get('url') ?? env.SANDBOX_URL ?? 'http://127.0.0.1:4010').replace(/\/+$/, '');
-  if (!/^https?:\/\/[^/\s]+/.test(url)) throw new UsageError(`--url must be the sandbox's base URL, e.g. http://127.0.0.1:4010, got ${JSON.stringify(url)}`);
+  const url = sandboxUrlOf(values.get('url'), env);
   const forwardTo = values.get('forward-to') ?? null;
   if (forwardTo !== null && !/^https?:\/\/[^/\s]+/.test(forwardTo)) {
     throw new UsageError(`--forward-to must be an http or https URL of your receiver, e.g. http://127.0.0.1:3000/hooks, got ${JSON.stringify(forwardTo)}`);
@@ -151,11 +151,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 
 /** The control routes the command calls. */
 class Control {
-  private readonly base: string;
-
-  constructor(private readonly args: ListenArgs) {
-    this.base = `${args.namespace ? `${args.url}/ns/${encodeURIComponent(args.namespace)}` : args.url}/_sandbox`;
-  }
+  constructor(private readonly args: ListenArgs) {}
 
   inbox(after: number | undefined, limit: number): Promise<InboxAnswer> {
     return this.call('GET', `/webhooks/inbox?limit=${limit}${after === undefined ? '' : `&after=${after}`}`);
@@ -173,34 +169,7 @@ class Control {
     return { id: made.id, url: made.url, secret: made.secret, made: true };
   }
 
-  private async call(method: string, path: string, body?: unknown): Promise<any> {
-    let res: Response;
-    try {
-      res = await fetch(`${this.base}${path}`, {
-        method,
-        headers: {
-          ...(body ? { 'content-type': 'application/json' } : {}),
-          ...(this.args.adminToken ? { 'x-sandbox-admin-token': this.args.adminToken } : {}),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    } catch (err) {
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new ListenError(
-        `cannot reach the sandbox at ${this.args.url}: ${cause?.code ?? cause?.message ?? (err as Error).message} (is it running? set --url)`,
-      );
-    }
-    const text = await res.text();
-    if (!res.ok) {
-      let message = text.slice(0, 500);
-      try {
-        message = (JSON.parse(text) as { message?: string }).message ?? message;
-      } catch {
-        // not JSON: the text as it came
-      }
-      const hint = res.status === 401 || res.status === 403 ? ' (give the admin token: --admin-token or SANDBOX_ADMIN_TOKEN)' : '';
-      throw new ListenError(`the sandbox answered ${res.status} to ${method} /_sandbox${path.split('?')[0]}: ${message}${hint}`);
-    }
-    return JSON.parse(text);
+  private call(method: string, path: string, body?: unknown): Promise<any> {
+    return controlCall(this.args, method, path, body, (message) => new ListenError(message));
   }
 }

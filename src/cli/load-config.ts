@@ -351,13 +351,14 @@ function checkCombination(config: SandboxConfig): void {
   checkUpstream(config);
 }
 
-/** --upstream is one http(s) URL without credentials, and --compare or --record needs it (one of them). */
+/** --upstream is one http(s) URL without credentials; --compare or --record (one of them) needs it, and alone it starts off. */
 function checkUpstream(config: SandboxConfig): void {
   if (config.compare && config.record) throw new UsageError('--compare answers as the sandbox and --record as the upstream: use one of them');
   if ((config.compare || config.record) && !config.upstream) {
     throw new UsageError(`--${config.record ? 'record (the record command)' : 'compare'} needs --upstream URL: the real service's address`);
   }
-  if (config.compareWrites && !config.compare) throw new UsageError('--compare-writes goes with --compare');
+  if (config.compareWrites && !config.upstream)
+    throw new UsageError('--compare-writes goes with --compare (or --upstream URL, compare mode switched on later)');
   if (config.upstream === null) return;
   let url: URL;
   try {
@@ -368,5 +369,4 @@ function checkUpstream(config: SandboxConfig): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--upstream must be an http or https URL, not ${url.protocol}`);
   if (url.username || url.password) throw new UsageError("--upstream must not hold credentials: the caller's own token is passed through");
   if (url.search || url.hash) throw new UsageError('--upstream is an origin and an optional base path, without a query or fragment');
-  if (!config.compare && !config.record) throw new UsageError('--upstream goes with --compare, or with the record command');
 }

@@ -249,7 +249,7 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     env: ['SANDBOX_UPSTREAM'],
     kind: { type: 'string', nullable: true },
     arg: 'URL',
-    help: 'the real service (its sandbox) --compare and the record command talk to, fixed at start; every call goes there, none chooses another (default: none)',
+    help: 'the real service (its sandbox) --compare and the record command talk to, fixed at start; none chooses another. Alone: mode off (nothing sent) until switched with PUT /_sandbox/upstream or payments-sandbox upstream record|compare (default: none)',
   },
   {
     key: 'compare',
@@ -270,7 +270,7 @@ export const START_OPTIONS: readonly OptionSpec[] = [
     flag: 'compare-writes',
     env: ['SANDBOX_COMPARE_WRITES'],
     kind: { type: 'boolean' },
-    help: 'with --compare: send writes (POST, PUT, PATCH, DELETE) to the upstream too, which changes it (default off: writes are not sent)',
+    help: 'in compare mode (--compare, or switched on later): send writes (POST, PUT, PATCH, DELETE) to the upstream too, which changes it (default off: writes are not sent)',
   },
   {
     key: 'upstreamTimeoutMs',

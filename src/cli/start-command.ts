@@ -100,7 +100,7 @@ function stopOnSignals(sandbox: RunningSandbox, logger: Logger, io: StartIo, sta
         drift = written.drift;
       }
     } catch (err) {
-      io.stderr.write(`payments-sandbox: could not write the ${sandbox.deps.upstream?.mode} files: ${(err as Error).message}\n`);
+      io.stderr.write(`payments-sandbox: could not write the upstream files (compare report, recording): ${(err as Error).message}\n`);
       process.exit(1);
     }
     const summary = shutdownSummary((performance.now() - startedAt) / 1000, sandbox.deps.stats.requests, sandbox.deps.config.dataFile);

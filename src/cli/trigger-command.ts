@@ -1,6 +1,7 @@
 // `payments-sandbox trigger NAME [--target ID]`: asks a running sandbox to emit an event now
 // (POST /_sandbox/events), like `stripe trigger`; its subscriptions receive it like any event.
 // Prints what was emitted and where it goes; a refusal is exit code 1 with the sandbox's message.
+import { sandboxUrlOf } from './control-call.js';
 import { TRIGGER_HELP } from './help.js';
 import { UsageError } from './usage-error.js';
 
@@ -45,8 +46,7 @@ export function parseTriggerArgs(argv: readonly string[], env: Readonly<Record<s
         : `trigger takes one event name, got ${positional.length}: ${positional.join(' ')}`,
     );
   }
-  const url = (values.get('url') ?? env.SANDBOX_URL ?? 'http://127.0.0.1:4010').replace(/\/+$/, '');
-  if (!/^https?:\/\/[^/\s]+/.test(url)) throw new UsageError(`--url must be the sandbox's base URL, e.g. http://127.0.0.1:4010, got ${JSON.stringify(url)}`);
+  const url = sandboxUrlOf(values.get('url'), env);
   return {
     name: positional[0],
     target: values.get('target'),

@@ -1,4 +1,5 @@
-// What a stop leaves behind with --upstream, in --report-dir (default: the current folder):
+// What a stop leaves behind with --upstream, in --report-dir (default: the current folder), for each
+// mode that was on at any time (a running sandbox may switch; nothing when it stayed off):
 // compare mode: compare-report.json and compare-report.txt (the summary, also printed on stderr);
 // record mode: recording.har (the journal's exchanges, redacted as the journal redacts) and
 // recording.data.json (a data file --data-file starts from), with recording.left-out.json when
@@ -21,7 +22,7 @@ export interface WrittenFiles {
 
 export function writeUpstreamFiles(deps: SandboxDeps, cwd: string): WrittenFiles | null {
   const upstream = deps.upstream;
-  if (!upstream) return null;
+  if (!upstream || upstream.modesUsed().length === 0) return null;
   const dir = resolve(cwd, deps.config.reportDir ?? '.');
   mkdirSync(dir, { recursive: true });
   const write = (name: string, content: string) => {
@@ -29,17 +30,20 @@ export function writeUpstreamFiles(deps: SandboxDeps, cwd: string): WrittenFiles
     writeFileSync(path, content, { mode: 0o600 }); // a recording is the user's API traffic: theirs alone
     return path;
   };
-  if (upstream.mode === 'compare') {
+  const written: WrittenFiles = { files: [], summary: null, drift: false };
+  if (upstream.wasOn('compare')) {
     const report = compareReport(upstream);
-    const summary = reportSummary(report);
-    const files = [write('compare-report.json', `${JSON.stringify(report, null, 2)}\n`), write('compare-report.txt', summary)];
-    return { files, summary, drift: report.drift };
+    written.summary = reportSummary(report);
+    written.drift = report.drift;
+    written.files.push(write('compare-report.json', `${JSON.stringify(report, null, 2)}\n`), write('compare-report.txt', written.summary));
   }
-  const { data, left_out } = recordingDataFile(deps.admin.deps);
-  const files = [
-    write('recording.har', `${JSON.stringify(recordingHar(deps.admin.deps), null, 2)}\n`),
-    write('recording.data.json', `${JSON.stringify(data, null, 2)}\n`),
-  ];
-  if (left_out.length) files.push(write('recording.left-out.json', `${JSON.stringify(left_out, null, 2)}\n`));
-  return { files, summary: null, drift: false };
+  if (upstream.wasOn('record')) {
+    const { data, left_out } = recordingDataFile(deps.admin.deps);
+    written.files.push(
+      write('recording.har', `${JSON.stringify(recordingHar(deps.admin.deps), null, 2)}\n`),
+      write('recording.data.json', `${JSON.stringify(data, null, 2)}\n`),
+    );
+    if (left_out.length) written.files.push(write('recording.left-out.json', `${JSON.stringify(left_out, null, 2)}\n`));
+  }
+  return written;
 }

@@ -13,7 +13,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { Call, callOf, type SandboxEnv } from './call.js';
 
 /** What a step sets on the call for later steps: the pipeline checks at boot that each is set before it is needed. */
-export type Provision = 'request id' | 'namespace' | 'operation' | 'principal' | 'input';
+export type Provision = 'request id' | 'namespace' | 'operation' | 'principal' | 'input' | 'upstream mode';
 
 /** Runs the rest of the pipeline inside the step (CORS adds its headers after it); may answer instead. */
 // biome-ignore lint/suspicious/noConfusingVoidType: a step with nothing to say returns nothing (void), not undefined

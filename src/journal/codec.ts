@@ -33,6 +33,8 @@ const FIELDS = {
   scenario: 'nullable',
   request_id: 'text',
   scenarioNote: 'nullable',
+  // Last: an entry encoded before it was kept decodes with none (the sandbox answered).
+  answeredBy: 'nullable',
 } as const satisfies Partial<Record<keyof RawJournalEntry, 'text' | 'client text' | 'nullable' | 'number' | 'number?'>>;
 const FIELD_NAMES = Object.keys(FIELDS) as (keyof typeof FIELDS)[];
 

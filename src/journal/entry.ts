@@ -31,6 +31,8 @@ export interface JournalEntry {
   outside_contract?: true;
   /** Present when the operation ran but a scenario lost its answer: what the operation answered; the client got `status` instead. */
   lost_answer?: { status: number; body: unknown };
+  /** Present when the upstream answered the call, not the sandbox (record mode): what a recording holds. */
+  answered_by?: 'upstream';
 }
 
 /** An entry without its headers and bodies: what a list of requests shows (view=summary). */
@@ -72,6 +74,8 @@ export interface RawJournalEntry {
   request_id: string;
   /** What a scenario did beyond its name, as JSON text (ScenarioNote); absent for most requests. */
   scenarioNote?: string | null;
+  /** `upstream` when the upstream answered (record mode); null or absent when the sandbox did. */
+  answeredBy?: 'upstream' | null;
 }
 
 /** What the journal says of a scenario's answer beside its name (kept as JSON text in RawJournalEntry.scenarioNote). */
@@ -134,6 +138,7 @@ export function summarize(id: number, raw: RawJournalEntry): JournalSummary {
     request_id: raw.request_id,
   };
   if (raw.scenarioNote && noteOf(raw.scenarioNote)?.outside_contract) summary.outside_contract = true;
+  if (raw.answeredBy === 'upstream') summary.answered_by = 'upstream';
   return summary;
 }
 

@@ -31,6 +31,14 @@ export function noteOutsideContract(call: Call): void {
   call.set(SCENARIO_NOTE, note);
 }
 
+/** The upstream answered the call (record mode), not the sandbox. */
+const ANSWERED_BY_UPSTREAM = new CallSlot<true>('journal answered by upstream');
+
+/** The journal will say the upstream answered the call (record mode): the recording is those entries. */
+export function noteAnsweredByUpstream(call: Call): void {
+  call.set(ANSWERED_BY_UPSTREAM, true);
+}
+
 /** The journal will keep the answer the operation gave, which a scenario kept from the client (its JSON text; '' for none). */
 export function noteLostAnswer(call: Call, status: number, body: SentBody): void {
   const note = call.get(SCENARIO_NOTE) ?? {};
@@ -100,6 +108,7 @@ function keep(call: Call, journal: Journal, requestText: string, responseBody: S
     scenario: call.scenario,
     request_id: call.requestId,
     scenarioNote: call.scenario === null ? null : noteText(call),
+    answeredBy: call.get(ANSWERED_BY_UPSTREAM) ? 'upstream' : null,
   });
   if (journal.capacity > 0) call.set(JOURNAL_ENTRY_ID, journal.lastId);
 }

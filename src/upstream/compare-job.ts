@@ -15,8 +15,6 @@ export interface CompareJob {
   sandbox: { status: number; headers: Record<string, string>; body: string | Uint8Array | null };
 }
 
-export const NO_BYTES = new Uint8Array(0);
-
 export async function runCompareJob(job: CompareJob, client: UpstreamClient, comparer: ContractComparer): Promise<Comparison> {
   return compared(job, await client.send(job.request), comparer);
 }
@@ -26,7 +24,7 @@ function compared({ base, sandbox }: CompareJob, result: UpstreamResult, compare
     const side: UpstreamSide = {
       status: null,
       headers: {},
-      bodyBytes: NO_BYTES,
+      bodyText: '',
       duration_ms: result.durationMs,
       failure: `${result.failure}: ${result.message}`,
     };
@@ -37,16 +35,8 @@ function compared({ base, sandbox }: CompareJob, result: UpstreamResult, compare
   const text = textOf(result.bytes);
   const clipped = text.length > MAX_BODY_CHARS ? text.slice(0, MAX_BODY_CHARS) : text;
   const bodyText = clipped.includes('"private_key"') ? redactText(clipped) : clipped;
-  // The bytes as they came when they decode to that very text (most answers: not clipped, no key, no byte order mark): no second copy.
-  const sameBytes = bodyText === text && result.bytes.length === Buffer.byteLength(text);
   const failure = result.status >= 500 ? `status ${result.status}` : null;
-  const side: UpstreamSide = {
-    status: result.status,
-    headers,
-    bodyBytes: sameBytes ? result.bytes : Buffer.from(bodyText),
-    duration_ms: result.durationMs,
-    failure,
-  };
+  const side: UpstreamSide = { status: result.status, headers, bodyText, duration_ms: result.durationMs, failure };
   if (failure) return { ...base, outcome: 'upstream_failed', differences: [], upstream: side };
   const theirs: ComparedAnswer = { status: result.status, headers, body: text === '' ? undefined : parseJson(text) };
   const operation = comparer.operation(base.operation_id);

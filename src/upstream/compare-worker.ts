@@ -7,31 +7,26 @@ import { loadSpec } from '../spec/load-spec.js';
 import { indexSpec } from '../spec/operations.js';
 import { UPSTREAM_CONNECTIONS, UpstreamClient } from './client.js';
 import { type CompareJob, runCompareJob } from './compare-job.js';
-import type { Comparison } from './comparisons.js';
+import { type PackedComparison, packComparison } from './comparisons.js';
 import { ContractComparer } from './contract.js';
 
 const { url, timeoutMs } = workerData as { url: string; timeoutMs: number };
 const client = new UpstreamClient(url, timeoutMs);
 const comparer = new ContractComparer(indexSpec(loadSpec(), 'openapi.json', [], { lazy: true }));
 
-/** A byte array's buffer, when it is its own (not a slice of Node's shared pool). */
-function movable(bytes: Uint8Array): ArrayBuffer[] {
-  return bytes.byteLength > 0 && bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength ? [bytes.buffer as ArrayBuffer] : [];
-}
-
 /** Comparisons done and not yet posted: sent together, at most every BATCH_MS (the request thread takes one message, not one a call). */
-let done: Comparison[] = [];
+let done: PackedComparison[] = [];
 const BATCH_MS = 20;
 
-function finished(comparison: Comparison): void {
+function finished(comparison: PackedComparison): void {
   if (done.push(comparison) > 1) return;
   setTimeout(() => {
     const batch = done;
     done = [];
-    // The upstream's bodies go back as bytes moved, not copied.
+    // Each comparison goes back as its bytes, moved, not copied: the request thread keeps them as they come.
     parentPort?.postMessage(
       batch,
-      batch.flatMap((c) => movable(c.upstream.bodyBytes)),
+      batch.map((c) => c.bytes.buffer as ArrayBuffer),
     );
   }, BATCH_MS);
 }
@@ -50,7 +45,7 @@ function startWaiting(): void {
     running++;
     void runCompareJob(waiting.shift() as CompareJob, client, comparer).then((comparison) => {
       running--;
-      finished(comparison);
+      finished(packComparison(comparison));
       startWaiting();
     });
   }

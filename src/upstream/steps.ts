@@ -1,34 +1,41 @@
-// The two pipeline steps of --upstream (app.ts places them):
+// The two pipeline steps of --upstream (app.ts places them whenever an upstream is configured; each
+// acts only in its mode, read once per call by the compare step, the earlier of the two, so a call
+// in flight when the mode is switched finishes in the mode it started in):
 // - record mode: the upstream answers the call (the caller's token and merchant account header
 //   passed through unchanged); the journal, an earlier step, records that answer as any other.
 // - compare mode (placed before the journal's step, so its `after` comes after the journal's): the
 //   sandbox answers as usual; once its answer is written, the same call goes to the upstream
 //   (writes only with --compare-writes) and the two answers are compared by the contract. Nothing
 //   on the sandbox's answer waits for the upstream, and no upstream failure reaches it.
-import type { Call } from '../http/call.js';
+import { type Call, CallSlot } from '../http/call.js';
 import { keepSentBytes, sentBody, sentHeaders } from '../http/json-response.js';
 import type { Step } from '../http/pipeline.js';
-import { JOURNAL_ENTRY_ID } from '../journal/record-request.js';
+import { JOURNAL_ENTRY_ID, noteAnsweredByUpstream } from '../journal/record-request.js';
 import { forwardedHeaders, textOf, type UpstreamRequest } from './client.js';
-import { type CompareJob, NO_BYTES, parseJson } from './compare-job.js';
-import type { UpstreamSide } from './comparisons.js';
-import type { Upstream } from './upstream.js';
+import { type CompareJob, parseJson } from './compare-job.js';
+import { packComparison, type UpstreamSide } from './comparisons.js';
+import type { Upstream, UpstreamMode } from './upstream.js';
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Response headers never passed back: the connection's own, set again by the sandbox's server. */
 const HOP_BY_HOP = /^(?:connection|keep-alive|transfer-encoding|content-length|upgrade|trailer|te|proxy-.*)$/;
 
-/** Record mode's step, after the operation is matched: the upstream answers. None in another mode. */
+/** The upstream's mode when the call arrived (set by the compare step's `before`; absent when off). */
+const MODE_OF_CALL = new CallSlot<UpstreamMode>('upstream mode');
+
+/** Record mode's step, after the operation is matched: the upstream answers. None without --upstream. */
 export function answerFromUpstream(upstream: Upstream | null): Step[] {
-  if (upstream?.mode !== 'record') return [];
+  if (!upstream) return [];
   return [
     {
       name: 'answer from upstream',
-      requires: ['operation'],
+      requires: ['operation', 'upstream mode'],
       async before(call) {
+        if (call.get(MODE_OF_CALL) !== 'record') return;
         const result = await upstream.client.send(await upstreamRequest(call));
         if (!result.ok) return upstreamFailure(result.failure, result.message);
+        noteAnsweredByUpstream(call); // the recording is the entries the upstream answered (not the 502/504 above)
         const text = textOf(result.bytes);
         if (result.status < 300) upstream.seen.collect(parseJson(text));
         const headers = Object.fromEntries(Object.entries(result.headers).filter(([name]) => !HOP_BY_HOP.test(name)));
@@ -54,14 +61,21 @@ function upstreamFailure(failure: string, message: string): Response {
 
 /**
  * Compare mode's step, placed before the journal's: its `after` runs once the journal has kept the
- * call (the comparison is filed under that entry). None in another mode.
+ * call (the comparison is filed under that entry). Its `before` reads the mode the call runs in,
+ * for both steps. None without --upstream.
  */
 export function compareWithUpstream(upstream: Upstream | null): Step[] {
-  if (upstream?.mode !== 'compare') return [];
+  if (!upstream) return [];
   return [
     {
       name: 'compare with upstream',
+      provides: ['upstream mode'],
+      before(call) {
+        const mode = upstream.mode;
+        if (mode !== 'off') call.set(MODE_OF_CALL, mode);
+      },
       after(call) {
+        if (call.get(MODE_OF_CALL) !== 'compare') return;
         const operationId = call.operation?.id;
         if (!operationId) return;
         const sent = sentBody(call);
@@ -94,8 +108,8 @@ async function handOver(upstream: Upstream, call: Call, operationId: string, san
     sandbox_status: sandbox.status,
   };
   if (!READS.has(call.method) && !upstream.options.compareWrites) {
-    const side: UpstreamSide = { status: null, headers: {}, bodyBytes: NO_BYTES, duration_ms: 0, failure: null };
-    upstream.comparisons.add({ ...base, outcome: 'not_sent', differences: [], upstream: side });
+    const side: UpstreamSide = { status: null, headers: {}, bodyText: '', duration_ms: 0, failure: null };
+    upstream.comparisons.add(packComparison({ ...base, outcome: 'not_sent', differences: [], upstream: side }));
     return;
   }
   upstream.compare({ base, request: await upstreamRequest(call), sandbox });

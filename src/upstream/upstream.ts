@@ -1,20 +1,27 @@
 // The upstream of a sandbox started with --upstream: what compare mode found, what record mode saw,
 // and how each reaches the real service. Record mode's calls go from the request's own thread (the
 // upstream's answer is the answer); compare mode's from the compare worker, a thread of its own
-// (compare-worker.ts). Made once at boot (sandbox.ts).
+// (compare-worker.ts). Made once at boot (sandbox.ts) with its address, which never changes; its
+// mode may (PUT /_sandbox/upstream), so the steps read it per call.
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { packageRoot } from '../spec/load-spec.js';
 import { UpstreamClient } from './client.js';
 import type { CompareJob } from './compare-job.js';
-import { type Comparison, Comparisons } from './comparisons.js';
+import { Comparisons, type PackedComparison } from './comparisons.js';
 import { SeenRecords } from './seen-records.js';
 
-/** `compare`: the sandbox answers, the upstream is asked too and the answers compared; `record`: the upstream answers, the sandbox records. */
-export type UpstreamMode = 'compare' | 'record';
+/**
+ * `compare`: the sandbox answers, the upstream is asked too and the answers compared; `record`: the
+ * upstream answers, the sandbox records; `off`: the sandbox answers, nothing is sent anywhere.
+ */
+export type UpstreamMode = 'off' | 'compare' | 'record';
+
+export const UPSTREAM_MODES: readonly UpstreamMode[] = ['off', 'record', 'compare'];
 
 export interface UpstreamOptions {
   url: string;
+  /** The mode at start. */
   mode: UpstreamMode;
   /** Compare mode: send writes (POST, PUT, PATCH, DELETE) to the upstream too; they change it. */
   compareWrites: boolean;
@@ -36,12 +43,33 @@ export class Upstream {
   private pending = 0;
   private idle: Array<() => void> = [];
 
+  private current: UpstreamMode = 'off';
+  /** The modes that were on at any time since start: a stop writes the files of each. */
+  private readonly used = new Set<UpstreamMode>();
+
   constructor(readonly options: UpstreamOptions) {
     this.client = new UpstreamClient(options.url, options.timeoutMs);
+    this.switchTo(options.mode);
   }
 
+  /** The mode now; a call runs in the mode it started in (steps.ts reads it once per call). */
   get mode(): UpstreamMode {
-    return this.options.mode;
+    return this.current;
+  }
+
+  switchTo(mode: UpstreamMode): void {
+    this.current = mode;
+    if (mode !== 'off') this.used.add(mode);
+  }
+
+  /** Whether the mode was on at any time since start. */
+  wasOn(mode: 'compare' | 'record'): boolean {
+    return this.used.has(mode);
+  }
+
+  /** The modes that were on since start, in the order UPSTREAM_MODES lists them. */
+  modesUsed(): UpstreamMode[] {
+    return UPSTREAM_MODES.filter((mode) => this.used.has(mode));
   }
 
   /** Hands a call to the compare worker (started on the first); its comparison is filed when it comes back. */
@@ -61,7 +89,7 @@ export class Upstream {
     if (this.worker) return this.worker;
     const worker = new Worker(join(packageRoot(), WORKER_FILE), { workerData: { url: this.options.url, timeoutMs: this.options.timeoutMs } });
     worker.unref(); // a stop does not wait for it: close() does, for the report
-    worker.on('message', (comparisons: Comparison[]) => {
+    worker.on('message', (comparisons: PackedComparison[]) => {
       for (const comparison of comparisons) this.comparisons.add(comparison);
       this.pending -= comparisons.length;
       if (this.pending === 0) for (const resolve of this.idle.splice(0)) resolve();

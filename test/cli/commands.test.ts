@@ -59,7 +59,7 @@ describe('usage errors', () => {
       'an unknown command',
       ['serve'],
       {},
-      "unknown command 'serve' (commands: start, record, token, wait, trigger, listen, cluster; see payments-sandbox --help)",
+      "unknown command 'serve' (commands: start, record, token, wait, trigger, upstream, listen, cluster; see payments-sandbox --help)",
     ],
     ['a bad flag value', ['--port', 'eighty'], {}, '--port must be an integer from 0 to 65535, got "eighty" (from flag --port)'],
     ['a bad variable', [], { SANDBOX_AUTH: 'off' }, '--auth must be one of jwt, none, got "off" (from environment variable SANDBOX_AUTH)'],

@@ -81,6 +81,11 @@ describe('record mode', { timeout: 60_000 }, () => {
         message: expect.stringMatching(/^the upstream did not answer: ECONNREFUSED/),
         details: [],
       });
+      // The sandbox answered it, not the upstream: journaled, but not in the recording.
+      const journal = await (await fetch(`${recorder.url}/_sandbox/requests?view=summary`)).json();
+      expect(journal.items.map((e: { status: number; answered_by?: string }) => `${e.status} ${e.answered_by ?? 'sandbox'}`)).toEqual(['502 sandbox']);
+      const har = await (await fetch(`${recorder.url}/_sandbox/upstream/recording`)).json();
+      expect(har.log.entries).toEqual([]);
     } finally {
       expect(await recorder.stop()).toBe(0);
     }

@@ -13,6 +13,7 @@ import { consolePath, controlPath, controlRead, merchantAccountIds } from '../re
 import type { ConsolePage, ConsoleView } from '../types.js';
 import { ApiButton, JsonBlock, Note, TableHead } from '../ui.js';
 import { UpstreamComparison } from './upstream-comparison.js';
+import { upstreamModePart } from './upstream-mode.js';
 
 const STATUS_CLASSES: Array<[string, string]> = [
   ['', 'any status'],
@@ -62,7 +63,7 @@ function FirstRequestHint(props: { view: ConsoleView }) {
 
 function Filters(props: { view: ConsoleView; namespaces: string[]; merchantAccounts: string[]; scenarios: string[] }) {
   const { view } = props;
-  const comparing = view.deps.control.deps.upstream?.mode === 'compare';
+  const comparing = view.deps.control.deps.upstream?.wasOn('compare') ?? false;
   const q = (name: string) => view.query.get(name) ?? '';
   const operations = [...view.deps.apiOperations].map((op) => op.id).sort();
   return (
@@ -114,6 +115,7 @@ export const requestsPage: ConsolePage = {
     return (
       <>
         <PageHeading page={requestsPage} />
+        {await upstreamModePart(view)}
         <div id="requests" data-requests={controlPath(view, '/requests')} data-entry={`${view.base}/_sandbox/console/parts/requests/entry`}>
           <Filters view={view} namespaces={namespaces} merchantAccounts={merchantAccounts} scenarios={scenarios} />
           <div class="toolbar">
@@ -232,6 +234,12 @@ function EntryDetail(props: { entry: JournalEntry }) {
         <dd>{e.merchant_account_id ?? 'none'}</dd>
         <dt>Namespace</dt>
         <dd>{e.namespace}</dd>
+        {e.answered_by === 'upstream' ? (
+          <>
+            <dt>Answered by</dt>
+            <dd>the upstream (record mode): this exchange is in the recording</dd>
+          </>
+        ) : null}
         <dt>Request id</dt>
         <dd>
           <code>{e.request_id}</code>
