@@ -9,6 +9,8 @@
 // job. Targets only 127.0.0.1 and stops by itself.
 //
 //   ORG_JOBS=1000 ORG_CONCURRENCY=200 ORG_MODES=one,shared npm run bench:org
+//   ORG_MODES=one,node,shared    node: one node of the shared sandbox (--store redis), no HAProxy:
+//                                parts the shared sandbox's cost into Redis's and the proxy's and nodes'
 //   ORG_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   flags for the sandbox processes
 //   ORG_MONITOR=/tmp/monitor.txt                            Redis's MONITOR output, to see each command
 import { spawn, spawnSync } from 'node:child_process';
@@ -96,8 +98,11 @@ async function startOne() {
   return { url, processes: { sandbox: node }, redisUrl: null, children: [node] };
 }
 
-/** Redis (append-only, fsync on every write, as deploy/compose.yaml runs it), three nodes, HAProxy as shipped. */
-async function startShared(dir) {
+/**
+ * Redis (append-only, fsync on every write, as deploy/compose.yaml runs it), three nodes, HAProxy as
+ * shipped; or (`proxy: false`) one node reached directly.
+ */
+async function startShared(dir, { nodeIds = ['node1', 'node2', 'node3'], proxy = true } = {}) {
   const redisPort = await freePort();
   const redisUrl = `redis://127.0.0.1:${redisPort}`;
   const redisArgs = ['--port', String(redisPort), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''];
@@ -106,7 +111,7 @@ async function startShared(dir) {
     return ping.stdout.trim() === 'PONG';
   });
   const nodes = [];
-  for (const id of ['node1', 'node2', 'node3']) {
+  for (const id of nodeIds) {
     const port = await freePort();
     const args = [
       ...(process.env.ORG_NODE_FLAGS ?? '').split(' ').filter(Boolean),
@@ -122,6 +127,10 @@ async function startShared(dir) {
     ];
     nodes.push({ id, port, child: await startProcess(id, process.execPath, args, healthy(`http://127.0.0.1:${port}`)) });
     nodes.at(-1).child.url = `http://127.0.0.1:${port}`;
+  }
+  if (!proxy) {
+    const processes = { redis, ...Object.fromEntries(nodes.map((n) => [n.id, n.child])) };
+    return { url: nodes[0].child.url, processes, redisPort, children: [...nodes.map((n) => n.child), redis] };
   }
   const proxyPort = await freePort();
   const servers = nodes.map((n) => `    server ${n.id} 127.0.0.1:${n.port} check id ${n.id.slice(4)}`).join('\n');
@@ -270,7 +279,7 @@ function probeHealth(processes) {
 
 async function measure(mode, auth) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-org-'));
-  const sandbox = mode === 'one' ? await startOne() : await startShared(dir);
+  const sandbox = mode === 'one' ? await startOne() : mode === 'node' ? await startShared(dir, { nodeIds: ['node1'], proxy: false }) : await startShared(dir);
   try {
     const before = Object.fromEntries(Object.entries(sandbox.processes).map(([name, child]) => [name, cpuMs(child.pid)]));
     const loadBefore = process.cpuUsage();
@@ -305,7 +314,8 @@ async function measure(mode, auth) {
 
 function report(r) {
   const ok = r.jobTimes.length;
-  console.log(`\n${r.mode === 'one' ? 'one process' : 'shared sandbox (3 nodes, HAProxy, Redis AOF)'}: ${JOBS} jobs, ${CONCURRENCY} at once`);
+  const what = { one: 'one process', node: 'one node of the shared sandbox (Redis AOF, no proxy)', shared: 'shared sandbox (3 nodes, HAProxy, Redis AOF)' };
+  console.log(`\n${what[r.mode]}: ${JOBS} jobs, ${CONCURRENCY} at once`);
   console.log(`  jobs a second ${(ok / r.seconds).toFixed(1)}, calls a second ${Math.round(r.calls / r.seconds)}, ${r.seconds.toFixed(1)} s`);
   console.log(`  a job: p50 ${ms(percentile(r.jobTimes, 50))}, p99 ${ms(percentile(r.jobTimes, 99))}`);
   console.log(`  failed jobs ${r.failures.length}; namespaces answered by more than one node ${r.moved}`);
@@ -344,10 +354,10 @@ for (const mode of MODES) {
   report(r);
   results.push(r);
 }
-const [one, shared] = ['one', 'shared'].map((m) => results.find((r) => r.mode === m));
-if (one && shared) {
-  const ratio = shared.jobTimes.length / shared.seconds / (one.jobTimes.length / one.seconds);
-  console.log(
-    `\nshared / one process, jobs a second: ${ratio.toFixed(2)} (target 0.7); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
-  );
+const jobsPerSecond = (r) => r.jobTimes.length / r.seconds;
+const one = results.find((r) => r.mode === 'one');
+for (const other of results.filter((r) => r.mode !== 'one' && one)) {
+  const target = other.mode === 'shared' ? ' (target 0.7)' : '';
+  console.log(`\n${other.mode} / one process, jobs a second: ${(jobsPerSecond(other) / jobsPerSecond(one)).toFixed(2)}${target}`);
 }
+console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
