@@ -2,12 +2,15 @@
 // scenario and merchant account, summaries without headers and bodies, and the HAR 1.2 export
 // (checked against the HAR 1.2 JSON schemas of har-schema, and field by field).
 import { createRequire } from 'node:module';
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { expectErrorBody, type TestSandbox, useTestSandbox, WELL_KNOWN } from '../support/sandbox.js';
 
 const require = createRequire(import.meta.url);
+
+// ajv-formats is CommonJS: under NodeNext its default import is the module, the function its `default`.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => void;
 
 /** The HAR 1.2 validator: har-schema's JSON schemas (draft-06; `min` is theirs, not JSON Schema's). */
 function harValidator() {

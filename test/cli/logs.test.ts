@@ -68,7 +68,7 @@ describe('request logs at debug', () => {
   it('logs one line per request with the id sent back in x-request-id: debug below 400, info with code and message above', () => {
     const logged = requestLines();
     expect(logged.map((l) => l.level)).toEqual(['debug', 'info', 'info', 'debug', 'debug', 'info', 'debug']);
-    expect(logged.filter((l) => l.status < 400).every((l) => l.code === undefined && l.message === undefined)).toBe(true);
+    expect(logged.filter((l) => (l.status ?? 0) < 400).every((l) => l.code === undefined && l.message === undefined)).toBe(true);
     expect(logged[2]).toMatchObject({ code: 'not_found', message: 'No operation is served at /no-such-path.' });
     expect(logged[5]).toMatchObject({
       code: 'forbidden',

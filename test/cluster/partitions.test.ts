@@ -154,7 +154,7 @@ async function degradeRedis(ops: Op[]): Promise<void> {
   if (degraded.includes('relay')) {
     // Connections made before the relay are not redirected: closed, the nodes reconnect through it.
     // The loss is on already: a reply lost more than once may outlast the client's 3 s, so try again.
-    for (const type of ['normal', 'pubsub']) await withRetries(() => leases.client('KILL', 'TYPE', type), 5);
+    for (const type of ['normal', 'pubsub']) await withRetries(() => leases.call('CLIENT', 'KILL', 'TYPE', type), 5);
   }
   // A connection made now (the test's, from outside) meets the delay as the nodes' do.
   const probe = new RedisClient({ host: redis.host, port: redis.port, maxRetriesPerRequest: 1, commandTimeout: 10_000, enableOfflineQueue: true });

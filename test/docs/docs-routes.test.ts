@@ -32,7 +32,7 @@ describe('docs routes', () => {
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     const file = readFileSync(join(ROOT, name), 'utf8');
-    const origin = `http://${res.request.host}`; // supertest's Host: 127.0.0.1:<port>
+    const origin = `http://${(res.request as unknown as { host: string }).host}`; // supertest's Host: 127.0.0.1:<port>
     expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(origin).not.toBe('http://127.0.0.1:4010');
     // Byte for byte the file but for the servers' origin.

@@ -41,8 +41,9 @@ function appWith(log: Log, steps: Step[], answer: 'sync' | 'async' | 'throws' = 
       return answer === 'async' ? Promise.resolve(res) : res;
     },
     (err) => {
-      log.push(`onError:${err.message}`);
-      return new Response(`error: ${err.message}`, { status: 500 });
+      const message = (err as Error).message;
+      log.push(`onError:${message}`);
+      return new Response(`error: ${message}`, { status: 500 });
     },
   );
   app.all('*', run);

@@ -4,6 +4,7 @@
 // (LocalStorage) gives `default` the data file's store and every other namespace a store sharing
 // the fixtures; its host has nothing to own.
 import { describe, expect, it } from 'vitest';
+import type { NamespaceHost } from '../../src/namespace/host.js';
 import { LocalHost, LocalStorage } from '../../src/namespace/local-host.js';
 import type { Namespace } from '../../src/namespace/namespace.js';
 import { NamespaceRegistry, type NamespaceStorage } from '../../src/namespace/registry.js';
@@ -95,7 +96,7 @@ describe('one process', () => {
     const inMemory = registryOn(new LocalStorage(null));
     expect(inMemory.get('default').store.allShared).toBe(true);
 
-    const host = new LocalHost(registry, { describe: () => ({}) as never, reset: () => ({}) as never }, null);
+    const host: NamespaceHost = new LocalHost(registry, { describe: () => ({}) as never, reset: () => ({}) as never }, null);
     expect(host.own({ namespaceName: 'team-b', method: 'PUT' }, () => false)).toBeUndefined();
     expect(registry.has('team-b')).toBe(false); // owning makes nothing: admit does
   });

@@ -117,7 +117,7 @@ describe('HTTPS from the sandbox CA, HTTP/2 and HTTP/1.1 on one port', () => {
 
   it('refuses a body over the limit with 413, with or without Content-Length, before reading it', async () => {
     const big = JSON.stringify({ display_name: 'x'.repeat(1024 * 1024) });
-    for (const headers of [{ 'content-length': String(Buffer.byteLength(big)) }, {}]) {
+    for (const headers of [{ 'content-length': String(Buffer.byteLength(big)) }, {}] as Array<Record<string, string>>) {
       const res = await putBuyer(big, headers);
       expect(res.status).toBe(413);
       expect(JSON.parse(res.body)).toMatchObject({ type: 'error', code: 'payload_too_large', status: 413 });

@@ -26,7 +26,7 @@ export function driftingProxy(target: string, rewrite: Rewrite): Promise<LocalSe
         string,
         string
       >,
-      body: body.length ? body : undefined,
+      body: body.length ? new Uint8Array(body) : undefined,
     });
     const text = await answer.text();
     const changed = rewrite(req.url ?? '', answer.status, text ? JSON.parse(text) : undefined);

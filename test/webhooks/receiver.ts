@@ -42,6 +42,9 @@ export function verifyNotification(secret: string, body: string, headers: Incomi
   });
 }
 
+/** What the receiver answers a notification: a status (a body, a Location), or no answer at all. */
+export type Answer = { status: number; body?: string; location?: string } | 'hang';
+
 export class Receiver {
   readonly received: Notification[] = [];
   /** What the next notifications get; the last answer repeats. */
