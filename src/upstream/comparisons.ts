@@ -19,7 +19,7 @@ export interface UpstreamSide {
   /** At most MAX_BODY_CHARS characters, a private key already gone (as the journal keeps answers); '' for none. */
   bodyText: string;
   duration_ms: number;
-  /** Why there is no answer to compare: unreachable, timeout, too_large, or `status 5xx`. */
+  /** Why there is no answer to compare: unreachable, timeout, too_large, `status 5xx`, or backlog (not sent: too many calls waiting). */
   failure: string | null;
 }
 

@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { packageRoot } from '../spec/load-spec.js';
 import { UpstreamClient } from './client.js';
 import type { CompareJob } from './compare-job.js';
-import { Comparisons, type PackedComparison } from './comparisons.js';
+import { Comparisons, type PackedComparison, packComparison } from './comparisons.js';
 import { SeenRecords } from './seen-records.js';
 
 /**
@@ -27,6 +27,14 @@ export interface UpstreamOptions {
   compareWrites: boolean;
   timeoutMs: number;
 }
+
+/**
+ * Calls handed to the compare worker and not yet compared, at most: past it a call is not sent and
+ * is filed as an upstream failure (`backlog`), so an upstream slower than the calls, or a worker
+ * short of CPU, costs a bounded memory (each waiting call holds its answer's bytes) and says so in
+ * the report instead of growing without end.
+ */
+export const MAX_WAITING_COMPARISONS = 1_000;
 
 /** The compare worker as bundled: the same file whether the sandbox runs from the bundle or from dist/src. */
 const WORKER_FILE = 'dist/bundle/upstream/compare-worker.js';
@@ -74,6 +82,12 @@ export class Upstream {
 
   /** Hands a call to the compare worker (started on the first); its comparison is filed when it comes back. */
   compare(job: CompareJob): void {
+    if (this.pending >= MAX_WAITING_COMPARISONS) {
+      const failure = `backlog: ${MAX_WAITING_COMPARISONS} calls were waiting for the upstream's answer; this one was not sent`;
+      const side = { status: null, headers: {}, bodyText: '', duration_ms: 0, failure };
+      this.comparisons.add(packComparison({ ...job.base, outcome: 'upstream_failed', differences: [], upstream: side }));
+      return;
+    }
     this.pending++;
     if (this.batch.push(job) === 1) setImmediate(() => this.post());
   }

@@ -220,6 +220,38 @@ describe('compare mode', { timeout: 60_000 }, () => {
     }
   });
 
+  it('keeps at most 1,000 calls waiting for the upstream: the next are answered, not sent, and reported as a backlog', async () => {
+    const silent: LocalServer = await silentServer();
+    const args = ['--port', '0', '--upstream', silent.url, '--compare', '--upstream-timeout-ms', '120000', '--report-dir', join(work, 'backlog')];
+    const sandbox = await startCli(args);
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 1_020; i += 20) {
+        const answers = await Promise.all(Array.from({ length: 20 }, () => call(sandbox.url, '/gift-cards?limit=1')));
+        for (const res of answers) {
+          statuses.push(res.status);
+          await res.arrayBuffer();
+        }
+      }
+      expect(statuses).toEqual(Array(1_020).fill(200)); // the sandbox answers every call, whatever waits for the upstream
+      // The first 1,000 wait for an upstream that never answers; the last 20 are filed at once.
+      const found = await report(sandbox.url, 20);
+      expect(found.drift).toBe(false);
+      expect(found.calls).toEqual({ total: 20, same: 0, differs: 0, upstream_failed: 20, not_sent: 0 });
+      expect(found.upstream_failures).toEqual([
+        {
+          operation_id: 'listGiftCards',
+          failure: "backlog: 1000 calls were waiting for the upstream's answer; this one was not sent",
+          count: 20,
+          example_request_id: expect.any(String),
+        },
+      ]);
+    } finally {
+      await silent.close(); // the waiting calls fail at once, so the stop does not wait two minutes for them
+      expect(await sandbox.stop()).toBe(0);
+    }
+  });
+
   it('answers before an upstream that never answers times out; writes are not sent without --compare-writes', async () => {
     const silent: LocalServer = await silentServer();
     const sandbox = await startCli([
