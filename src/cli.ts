@@ -6,13 +6,22 @@
 import { runClusterCommand } from './cli/cluster-command.js';
 import { MAIN_HELP, startHelp } from './cli/help.js';
 import { ListenError, runListenCommand } from './cli/listen-command.js';
-import { readFileOrNull, runStartCommand } from './cli/start-command.js';
+import { readFileOrNull } from './cli/read-file.js';
 import { runTokenCommand } from './cli/token-command.js';
 import { runTriggerCommand, TriggerError } from './cli/trigger-command.js';
 import { runUpstreamCommand } from './cli/upstream-command.js';
 import { USAGE_EXIT_CODE, UsageError } from './cli/usage-error.js';
 import { runWaitCommand } from './cli/wait-command.js';
 import { packageVersion } from './spec/load-spec.js';
+
+/**
+ * The start command, loaded only when a command starts the sandbox: --version, help, token and the
+ * commands that call a running sandbox then load none of the server (2.6 MB of bundle, 0.2 s of CPU).
+ */
+async function runStartCommand(...args: Parameters<typeof import('./cli/start-command.js').runStartCommand>): Promise<void> {
+  const { runStartCommand: run } = await import('./cli/start-command.js');
+  return run(...args);
+}
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;

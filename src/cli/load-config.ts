@@ -7,7 +7,7 @@ import { isLoopbackHost } from '../admin/exposure.js';
 import { MERCHANT_ACCOUNT_HEADER } from '../auth/merchant-account.js';
 import { defaultConfig, type SandboxConfig } from '../config.js';
 import { urlProblem } from '../webhooks/signing.js';
-import { parseTargetEntry } from '../webhooks/targets.js';
+import { parseTargetEntry } from '../webhooks/target-entry.js';
 import { LIST_KINDS, type OptionSpec, optionByFlag, START_OPTIONS } from './options.js';
 import { UsageError } from './usage-error.js';
 

@@ -1,19 +1,19 @@
 // `payments-sandbox start`: load the options, boot the sandbox with a pino logger made from them,
 // print the banner, and on SIGINT/SIGTERM (or when the npm process that launched it is gone) flush
 // state and print a one-line summary (exit code 0).
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { SandboxConfig } from '../config.js';
 import { createLogger } from '../logging/logger.js';
-import { type RunningSandbox, startSandbox } from '../start.js';
+import type { RunningSandbox } from '../start.js';
 import { watchedFolders } from '../watch/watch-sources.js';
 import { formatBanner, reachableUrl } from './banner.js';
 import { startHelp } from './help.js';
 import { findLauncher, watchLauncher } from './launcher-watch.js';
 import { loadConfig } from './load-config.js';
+import { readFileOrNull } from './read-file.js';
 import { defaultKeyFile } from './token-command.js';
-import { DRIFT_EXIT_CODE, writeUpstreamFiles } from './upstream-files.js';
 import { UsageError } from './usage-error.js';
 
 export interface StartIo {
@@ -33,6 +33,8 @@ export async function runStartCommand(argv: readonly string[], io: StartIo): Pro
   const { config } = loaded;
   checkPaths(config);
   const logger = createLogger(config, { out: io.stdout });
+  // The server, loaded once the options are known good: a usage error loads none of it.
+  const { startSandbox } = await import('../start.js');
   const sandbox = await startSandbox({ ...config, logger });
   const stop = stopOnSignals(sandbox, logger, io, startedAt); // before the banner: whoever reads it may signal at once
   const launcher = findLauncher(io.env);
@@ -92,6 +94,7 @@ function stopOnSignals(sandbox: RunningSandbox, logger: Logger, io: StartIo, sta
       process.exit(1);
     }
     let drift = false;
+    const { DRIFT_EXIT_CODE, writeUpstreamFiles } = await import('./upstream-files.js');
     try {
       const written = writeUpstreamFiles(sandbox.deps, io.cwd);
       if (written) {
@@ -117,15 +120,6 @@ export function shutdownSummary(seconds: number, requests: number, dataFile: str
   const count = `${requests.toLocaleString('en-US')} request${requests === 1 ? '' : 's'}`;
   const state = dataFile ? `state flushed to ${dataFile}` : 'state was in memory';
   return `payments-sandbox stopped after ${seconds.toFixed(1)} s: ${count}, ${state}`;
-}
-
-export function readFileOrNull(path: string): string | null {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
 }
 
 /** Folders must exist and the data file's folder too: a typo is a usage error, not a crash later. */

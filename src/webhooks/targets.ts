@@ -8,9 +8,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { buildConnector } from 'undici';
-
-type Family = 'ipv4' | 'ipv6';
-const familyOf = (address: string): Family => (isIP(address) === 6 ? 'ipv6' : 'ipv4');
+import { familyOf, parseTargetEntry } from './target-entry.js';
 
 /** Link-local ranges and the metadata services of clouds (169.254.169.254 is link-local). */
 const LINK_LOCAL = new BlockList();
@@ -25,27 +23,6 @@ const isLoopbackName = (host: string) => host === 'localhost' || host.endsWith('
 const LOOPBACK_ADDRESSES = ['127.0.0.1', '::1'];
 
 const FIX = 'point the subscription at your receiver';
-
-/** The hosts and ranges of --webhook-target, parsed; or why an entry is not one. */
-export function parseTargetEntry(entry: string): { range: [string, number, Family] } | { name: string } | string {
-  const text = entry.trim().toLowerCase();
-  if (text.includes('://')) return `'${entry}': give the host alone (hooks.internal), not a URL`;
-  const slash = text.indexOf('/');
-  const address = slash < 0 ? text : text.slice(0, slash);
-  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
-  if (isIP(bare)) {
-    const family = familyOf(bare);
-    const max = family === 'ipv4' ? 32 : 128;
-    const bits = slash < 0 ? max : /^\d{1,3}$/.test(text.slice(slash + 1)) ? Number(text.slice(slash + 1)) : Number.NaN;
-    if (!(bits >= 0 && bits <= max)) return `'${entry}': the prefix length after / must be 0 to ${max}`;
-    return { range: [bare, bits, family] };
-  }
-  if (slash >= 0) return `'${entry}': a range is an IP address and a prefix length, such as 10.0.0.0/8 or fd00::/8`;
-  if (!/^(\*\.)?[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?$/.test(text)) {
-    return `'${entry}': give a host name (hooks.internal, or *.internal for every name under it), an IP address or a CIDR range`;
-  }
-  return { name: text.replace(/\.$/, '') };
-}
 
 export class TargetPolicy {
   /** The sandbox's listening addresses, by port. */
