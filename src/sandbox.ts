@@ -38,6 +38,7 @@ import { indexSpec, type SpecIndex } from './spec/operations.js';
 import { FixtureSource } from './store/fixture-overrides.js';
 import type { StoreData } from './store/records.js';
 import { Store } from './store/store.js';
+import { modeAtStart } from './upstream/modes.js';
 import { Upstream } from './upstream/upstream.js';
 import { inboxKind } from './webhooks/inbox.js';
 import { WebhookService } from './webhooks/service.js';
@@ -170,7 +171,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     ? new Upstream({
         url: config.upstream,
         // --upstream alone: off (nothing sent anywhere) until PUT /_sandbox/upstream switches it.
-        mode: config.record ? 'record' : config.compare ? 'compare' : 'off',
+        mode: modeAtStart(config),
         compareWrites: config.compareWrites,
         timeoutMs: config.upstreamTimeoutMs,
       })

@@ -4,6 +4,7 @@
 import { isLoopbackHost } from '../admin/exposure.js';
 import type { SandboxConfig } from '../config.js';
 import type { TlsMaterial } from '../tls/tls-material.js';
+import { modeAtStart } from '../upstream/modes.js';
 
 export interface BannerInfo {
   version: string;
@@ -72,8 +73,7 @@ export function formatBanner(info: BannerInfo): string {
   lines.push(row('control', `${url}/_sandbox${config.adminToken ? ' (needs the admin token)' : isLoopbackHost(config.host) ? '' : ' (open: no token)'}`));
   lines.push(row('console', `${url}/_sandbox/console`));
   if (config.upstream) {
-    const mode = config.record ? 'record' : config.compare ? 'compare' : 'off';
-    lines.push(row('upstream', `${config.upstream}, mode ${mode} (switch it: payments-sandbox upstream off|record|compare)`));
+    lines.push(row('upstream', `${config.upstream}, mode ${modeAtStart(config)} (switch it: payments-sandbox upstream off|record|compare)`));
   }
   if (info.forward) {
     // Like stripe listen: the receiver needs this secret to verify signatures. It is a banner line on stderr, never a log line.

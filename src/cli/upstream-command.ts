@@ -1,12 +1,12 @@
 // `payments-sandbox upstream [off|record|compare]`: shows or switches the mode of a running sandbox
 // started with --upstream URL (GET and PUT /_sandbox/upstream). The upstream's address is the one
 // the sandbox was started with: no command or request chooses another.
+
+import { UPSTREAM_MODES, type UpstreamMode } from '../upstream/modes.js';
 import { parseCommandArgs } from './command-args.js';
 import { controlCall, sandboxUrlOf } from './control-call.js';
 import { UPSTREAM_HELP } from './help.js';
 import { UsageError } from './usage-error.js';
-
-const MODES = ['off', 'record', 'compare'];
 
 /** Thrown when the sandbox refused or could not be reached: exit code 1. */
 export class UpstreamCommandError extends Error {}
@@ -23,7 +23,8 @@ export async function runUpstreamCommand(argv: readonly string[], env: Readonly<
   const mode = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : undefined;
   const { help, values } = parseCommandArgs(mode === undefined ? argv : argv.slice(1), 'upstream', ['url', 'admin-token']);
   if (help) return UPSTREAM_HELP;
-  if (mode !== undefined && !MODES.includes(mode)) throw new UsageError(`upstream takes a mode: off, record or compare, not '${mode.slice(0, 40)}'`);
+  if (mode !== undefined && !UPSTREAM_MODES.includes(mode as UpstreamMode))
+    throw new UsageError(`upstream takes a mode: off, record or compare, not '${mode.slice(0, 40)}'`);
   const options = new Map(values);
   const target = { url: sandboxUrlOf(options.get('url'), env), adminToken: options.get('admin-token') ?? (env.SANDBOX_ADMIN_TOKEN || undefined) };
   const fail = (message: string) => new UpstreamCommandError(message);

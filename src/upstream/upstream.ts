@@ -9,15 +9,10 @@ import { packageRoot } from '../spec/load-spec.js';
 import { UpstreamClient } from './client.js';
 import type { CompareJob } from './compare-job.js';
 import { Comparisons, type PackedComparison, packComparison } from './comparisons.js';
+import { UPSTREAM_MODES, type UpstreamMode } from './modes.js';
 import { SeenRecords } from './seen-records.js';
 
-/**
- * `compare`: the sandbox answers, the upstream is asked too and the answers compared; `record`: the
- * upstream answers, the sandbox records; `off`: the sandbox answers, nothing is sent anywhere.
- */
-export type UpstreamMode = 'off' | 'compare' | 'record';
-
-export const UPSTREAM_MODES: readonly UpstreamMode[] = ['off', 'record', 'compare'];
+export type { UpstreamMode } from './modes.js';
 
 export interface UpstreamOptions {
   url: string;
