@@ -4,7 +4,7 @@
 import { MAX_BODY_CHARS, redactFields, redactHeaders, redactText } from '../journal/redact.js';
 import { redactTokensInHeader } from '../journal/tokens.js';
 import { textOf, type UpstreamClient, type UpstreamRequest, type UpstreamResult } from './client.js';
-import type { Comparison, UpstreamSide } from './comparisons.js';
+import { type Comparison, type UpstreamSide, withoutAnswer } from './comparisons.js';
 import type { ComparedAnswer, ContractComparer } from './contract.js';
 
 /** What the request thread hands over of a call once its answer is written. */
@@ -20,16 +20,7 @@ export async function runCompareJob(job: CompareJob, client: UpstreamClient, com
 }
 
 function compared({ base, sandbox }: CompareJob, result: UpstreamResult, comparer: ContractComparer): Comparison {
-  if (!result.ok) {
-    const side: UpstreamSide = {
-      status: null,
-      headers: {},
-      bodyText: '',
-      duration_ms: result.durationMs,
-      failure: `${result.failure}: ${result.message}`,
-    };
-    return { ...base, outcome: 'upstream_failed', differences: [], upstream: side };
-  }
+  if (!result.ok) return withoutAnswer(base, 'upstream_failed', `${result.failure}: ${result.message}`, result.durationMs);
   // Kept as text, as the journal keeps answers (parsed and redacted when read); a private key never waits in memory.
   const headers = redactHeaders(Object.fromEntries(Object.entries(result.headers).map(([name, value]) => [name, redactTokensInHeader(value)])));
   const text = textOf(result.bytes);

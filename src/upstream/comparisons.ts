@@ -37,6 +37,16 @@ export interface Comparison {
   upstream: UpstreamSide;
 }
 
+/** A call compared with no answer from the upstream: a write not sent, or a call the upstream failed or was never asked. */
+export function withoutAnswer(
+  base: Omit<Comparison, 'outcome' | 'differences' | 'upstream'>,
+  outcome: 'upstream_failed' | 'not_sent',
+  failure: string | null,
+  durationMs = 0,
+): Comparison {
+  return { ...base, outcome, differences: [], upstream: { status: null, headers: {}, bodyText: '', duration_ms: durationMs, failure } };
+}
+
 /** What the totals and groups need of a comparison, beside its bytes. */
 export interface ComparisonSummary {
   namespace: string;
@@ -109,8 +119,7 @@ const MAX_GROUPS = 1_000;
 
 export class Comparisons {
   /** Each kept comparison's bytes, and its outcome (the journal's `upstream=` filter reads only that), by entry. */
-  private readonly byEntry = new Map<string, Uint8Array>();
-  private readonly outcomeByEntry = new Map<string, Outcome>();
+  private readonly byEntry = new Map<string, { bytes: Uint8Array; outcome: Outcome }>();
   private readonly groups = new Map<string, DifferenceGroup>();
   private readonly failureGroups = new Map<string, FailureGroup>();
   readonly outcomes: Record<Outcome, number> = { same: 0, differs: 0, upstream_failed: 0, not_sent: 0 };
@@ -119,13 +128,8 @@ export class Comparisons {
     this.outcomes[summary.outcome]++;
     if (summary.journal_id !== null) {
       const key = entryKey(summary.namespace, summary.journal_id);
-      this.byEntry.set(key, bytes);
-      this.outcomeByEntry.set(key, summary.outcome);
-      if (this.byEntry.size > MAX_KEPT) {
-        const oldest = this.byEntry.keys().next().value as string;
-        this.byEntry.delete(oldest);
-        this.outcomeByEntry.delete(oldest);
-      }
+      this.byEntry.set(key, { bytes, outcome: summary.outcome });
+      if (this.byEntry.size > MAX_KEPT) this.byEntry.delete(this.byEntry.keys().next().value as string);
     }
     let whole: Comparison | undefined; // decoded only for a difference never seen before (its message and values)
     summary.differences.forEach((d, i) => {
@@ -152,13 +156,13 @@ export class Comparisons {
 
   /** The comparison of a journal entry, if compare mode made one and still keeps it: decoded now. */
   of(namespace: string, journalId: number): Comparison | undefined {
-    const bytes = this.byEntry.get(entryKey(namespace, journalId));
-    return bytes && unpack(bytes);
+    const kept = this.byEntry.get(entryKey(namespace, journalId));
+    return kept && unpack(kept.bytes);
   }
 
   /** The outcome of a journal entry's comparison, if compare mode made one and still keeps it (nothing decoded). */
   outcomeOf(namespace: string, journalId: number): Outcome | undefined {
-    return this.outcomeByEntry.get(entryKey(namespace, journalId));
+    return this.byEntry.get(entryKey(namespace, journalId))?.outcome;
   }
 
   differenceGroups(): DifferenceGroup[] {
@@ -183,7 +187,6 @@ export class Comparisons {
 
   clear(): void {
     this.byEntry.clear();
-    this.outcomeByEntry.clear();
     this.groups.clear();
     this.failureGroups.clear();
     for (const outcome of Object.keys(this.outcomes) as Outcome[]) this.outcomes[outcome] = 0;

@@ -13,7 +13,7 @@ import type { Step } from '../http/pipeline.js';
 import { JOURNAL_ENTRY_ID, noteAnsweredByUpstream } from '../journal/record-request.js';
 import { forwardedHeaders, textOf, type UpstreamRequest } from './client.js';
 import { type CompareJob, parseJson } from './compare-job.js';
-import { packComparison, type UpstreamSide } from './comparisons.js';
+import { packComparison, withoutAnswer } from './comparisons.js';
 import type { Upstream, UpstreamMode } from './upstream.js';
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -108,8 +108,7 @@ async function handOver(upstream: Upstream, call: Call, operationId: string, san
     sandbox_status: sandbox.status,
   };
   if (!READS.has(call.method) && !upstream.options.compareWrites) {
-    const side: UpstreamSide = { status: null, headers: {}, bodyText: '', duration_ms: 0, failure: null };
-    upstream.comparisons.add(packComparison({ ...base, outcome: 'not_sent', differences: [], upstream: side }));
+    upstream.comparisons.add(packComparison(withoutAnswer(base, 'not_sent', null)));
     return;
   }
   upstream.compare({ base, request: await upstreamRequest(call), sandbox });

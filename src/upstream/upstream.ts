@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { packageRoot } from '../spec/load-spec.js';
 import { UpstreamClient } from './client.js';
 import type { CompareJob } from './compare-job.js';
-import { Comparisons, type PackedComparison, packComparison } from './comparisons.js';
+import { Comparisons, type PackedComparison, packComparison, withoutAnswer } from './comparisons.js';
 import { UPSTREAM_MODES, type UpstreamMode } from './modes.js';
 import { SeenRecords } from './seen-records.js';
 
@@ -79,8 +79,7 @@ export class Upstream {
   compare(job: CompareJob): void {
     if (this.pending >= MAX_WAITING_COMPARISONS) {
       const failure = `backlog: ${MAX_WAITING_COMPARISONS} calls were waiting for the upstream's answer; this one was not sent`;
-      const side = { status: null, headers: {}, bodyText: '', duration_ms: 0, failure };
-      this.comparisons.add(packComparison({ ...job.base, outcome: 'upstream_failed', differences: [], upstream: side }));
+      this.comparisons.add(packComparison(withoutAnswer(job.base, 'upstream_failed', failure)));
       return;
     }
     this.pending++;
