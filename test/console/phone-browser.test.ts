@@ -71,10 +71,33 @@ describe('the console on a phone and a desktop, in Chromium', { timeout: 180_000
     const context = await browser.newContext({ viewport });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sandbox.url });
     const opened = await openPage(context);
-    const res = await opened.page.goto(`${sandbox.url}/ns/phone/_sandbox/console/${path}`);
-    expect(res?.status()).toBe(200);
-    await opened.page.waitForSelector('main h1 + .summary');
+    await visit(opened.page, path);
     return { ...opened, context };
+  }
+
+  /** The console's page at `path`, opened in the tab as a tester types its address. */
+  async function visit(page: Page, path: string) {
+    const res = await page.goto(`${sandbox.url}/ns/phone/_sandbox/console/${path}`);
+    expect(res?.status(), path).toBe(200);
+    await page.waitForSelector('main h1 + .summary');
+    if (path.startsWith('requests')) await poll(() => page.locator('#request-rows tr').count()).toBeGreaterThan(0);
+  }
+
+  /**
+   * Each path in turn in one tab of one context, as a tester goes from page to page (a context of
+   * its own for each cost a second a page, most of it compiling the same scripts again): the
+   * check's findings, and the page errors each path made.
+   */
+  async function eachPage(paths: string[], viewport: { width: number; height: number }, check: (page: Page, path: string) => Promise<void>) {
+    const context = await browser.newContext({ viewport });
+    const { page, errors, blocked } = await openPage(context);
+    for (const path of paths) {
+      await visit(page, path);
+      await check(page, path);
+      expect(errors.splice(0), path).toEqual([]);
+    }
+    expect(blocked).toEqual([]);
+    await context.close();
   }
 
   /** Elements wider than the window, or whose content scrolls sideways, with a button in them (an action off-screen). */
@@ -108,23 +131,16 @@ describe('the console on a phone and a desktop, in Chromium', { timeout: 180_000
   ];
 
   it.skipIf(!hasChromium)('fits a phone: nothing off-screen, no action out of reach, 0 axe violations on every page', async () => {
-    for (const path of [...PAGES, `webhooks?delivery=DELIVERY`]) {
-      const { page, context, errors } = await open(path.replace('DELIVERY', deliveryId), PHONE);
-      if (path.startsWith('requests')) await poll(() => page.locator('#request-rows tr').count()).toBeGreaterThan(0);
+    await eachPage([...PAGES, `webhooks?delivery=${deliveryId}`], PHONE, async (page, path) => {
       expect(await offScreen(page), path).toEqual([]);
       expect(await accessibilityViolations(page, 5), path).toEqual([]);
-      expect(errors, path).toEqual([]);
-      await context.close();
-    }
+    });
   });
 
   it.skipIf(!hasChromium)('passes axe-core at desktop width on the same pages, query strings included', async () => {
-    for (const path of [...PAGES, `webhooks?delivery=${deliveryId}`]) {
-      const { page, context } = await open(path, DESKTOP);
-      if (path.startsWith('requests')) await poll(() => page.locator('#request-rows tr').count()).toBeGreaterThan(0);
-      expect(await accessibilityViolations(page, 5), path).toEqual([]);
-      await context.close();
-    }
+    await eachPage([...PAGES, `webhooks?delivery=${deliveryId}`], DESKTOP, async (page, path) => {
+      expect(await accessibilityViolations(page), path).toEqual([]);
+    });
   });
 
   it.skipIf(!hasChromium)('shows the path of a request on a line of its own, and its curl box wraps', async () => {
