@@ -2,7 +2,8 @@
 // request chooses where it goes). An undici Pool to that origin, kept-alive connections, header and
 // body timeouts; send() never rejects: an unreachable upstream, a timeout or a body too large is a
 // failure the caller records, never an error on the sandbox's own answer.
-import { errors, Pool } from 'undici';
+import type { Pool } from 'undici';
+import { loadUndici } from '../http/load-undici.js';
 
 /** What the upstream answered, or why it did not. */
 export type UpstreamResult =
@@ -41,7 +42,7 @@ export function forwardedHeaders(headers: Record<string, string | string[] | und
 }
 
 export class UpstreamClient {
-  private readonly pool: Pool;
+  private pool: Promise<Pool> | null = null;
   /** The upstream URL's path (a service under /v1 is /v1): put before every API path. */
   readonly basePath: string;
   readonly origin: string;
@@ -53,14 +54,22 @@ export class UpstreamClient {
     const parsed = new URL(url);
     this.origin = parsed.origin;
     this.basePath = parsed.pathname.replace(/\/+$/, '');
-    this.pool = new Pool(this.origin, { connections: UPSTREAM_CONNECTIONS, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs });
+  }
+
+  /** The pool, made on the first call (undici is loaded then). */
+  private poolNow(): Promise<Pool> {
+    const timeoutMs = this.timeoutMs;
+    this.pool ??= loadUndici().then(
+      ({ Pool }) => new Pool(this.origin, { connections: UPSTREAM_CONNECTIONS, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs }),
+    );
+    return this.pool;
   }
 
   async send(request: UpstreamRequest): Promise<UpstreamResult> {
     const startedAt = performance.now();
     const took = () => Math.round((performance.now() - startedAt) * 1000) / 1000;
     try {
-      const answer = await this.pool.request({
+      const answer = await (await this.poolNow()).request({
         method: request.method as 'GET',
         path: this.basePath + request.pathAndQuery,
         headers: request.headers,
@@ -81,14 +90,15 @@ export class UpstreamClient {
       const bytes = Buffer.from(await answer.body.arrayBuffer());
       return { ok: true, status: answer.statusCode, headers: plainHeaders(answer.headers), bytes, durationMs: took() };
     } catch (err) {
-      const timedOut = err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError || (err as Error).name === 'TimeoutError';
+      const code = (err as { code?: string }).code;
+      const timedOut = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || (err as Error).name === 'TimeoutError';
       const message = timedOut ? `no answer within ${this.timeoutMs} ms (--upstream-timeout-ms)` : describe(err);
       return { ok: false, failure: timedOut ? 'timeout' : 'unreachable', message, durationMs: took() };
     }
   }
 
-  close(): Promise<void> {
-    return this.pool.close();
+  async close(): Promise<void> {
+    await (await this.pool)?.close();
   }
 }
 

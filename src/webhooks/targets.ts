@@ -7,7 +7,7 @@
 import { lookup as dnsLookup } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
 import { familyOf, parseTargetEntry } from './target-entry.js';
 
 /** Link-local ranges and the metadata services of clouds (169.254.169.254 is link-local). */
@@ -115,16 +115,16 @@ export class TargetPolicy {
   }
 
   /**
-   * undici's connector, checking every address a name resolves to before connecting (an address
+   * undici's connector (`build`: undici's buildConnector, loaded by the transport's first attempt), checking every address a name resolves to before connecting (an address
    * literal was checked with the URL, and again here): a refused one fails the attempt, never connected.
    */
-  connector(timeoutMs: number): buildConnector.connector {
+  connector(timeoutMs: number, build: typeof buildConnector): buildConnector.connector {
     return (options, callback) => {
       const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
       const key = `${port}`;
       let connect = this.connectors.get(key);
       if (!connect) {
-        connect = buildConnector({ timeout: timeoutMs, lookup: this.checkedLookup(port) } as buildConnector.BuildOptions);
+        connect = build({ timeout: timeoutMs, lookup: this.checkedLookup(port) } as buildConnector.BuildOptions);
         this.connectors.set(key, connect);
       }
       if (isIP(options.hostname)) {

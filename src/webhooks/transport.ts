@@ -4,7 +4,8 @@
 // the reserved .example, .invalid and .test domains (RFC 2606, the seeded subscriptions' URLs)
 // fail at once, without a DNS query; so do targets the policy refuses (targets.ts), checked again
 // against the address a name resolves to when connecting.
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { loadUndici } from '../http/load-undici.js';
 import { CONCURRENCY, EXCERPT_BYTES, MAX_ANSWER_BYTES } from './limits.js';
 import type { TargetPolicy } from './targets.js';
 import { coalescingWrites } from './write-coalescing.js';
@@ -199,18 +200,29 @@ export class WebhookTransport {
       queueMicrotask(() => attempt.onResponseError(null as never, new Error('stopped: the sandbox is closing')));
       return;
     }
-    const { timeoutMs, pipelining, targets } = this.options;
-    this.agent ??= new Agent({
-      connections: CONCURRENCY,
-      pipelining,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      maxHeaderSize: 65_536,
-      keepAliveTimeout: 4_000,
-      keepAliveMaxTimeout: 10_000,
-      connect: coalescingWrites(targets.connector(timeoutMs)),
-    });
-    this.agent.dispatch(options, attempt);
+    if (this.agent) {
+      this.agent.dispatch(options, attempt);
+      return;
+    }
+    // Made on the first attempt (undici is loaded then); the attempts until it exists wait for it.
+    loadUndici().then(
+      ({ Agent, buildConnector }) => {
+        const { timeoutMs, pipelining, targets } = this.options;
+        if (!this.closed)
+          this.agent ??= new Agent({
+            connections: CONCURRENCY,
+            pipelining,
+            headersTimeout: timeoutMs,
+            bodyTimeout: timeoutMs,
+            maxHeaderSize: 65_536,
+            keepAliveTimeout: 4_000,
+            keepAliveMaxTimeout: 10_000,
+            connect: coalescingWrites(targets.connector(timeoutMs, buildConnector)),
+          });
+        this.dispatch(options, attempt);
+      },
+      (err: Error) => attempt.onResponseError(null as never, err),
+    );
   }
 
   /** The parsed URL, or why it cannot receive (kept: every attempt to a subscription names the same URL). */

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WELL_KNOWN } from '../../fixtures/well-known.js';
+import { shutdownSummary } from '../../src/cli/start-command.js';
 import { cliToken, ensureBuilt, ROOT, type RunningCli, startCli } from './support/cli.js';
 
 beforeAll(ensureBuilt, 180_000);
@@ -20,6 +21,19 @@ const row = (cli: RunningCli, label: string) =>
   bannerLines(cli)
     .find((l) => l.startsWith(`  ${label.padEnd(9)} `))
     ?.slice(12);
+
+describe('the line a stop ends with', () => {
+  it('groups the request count by thousands, and says request for one', () => {
+    expect(shutdownSummary(12.34, 1_234_567, null)).toBe('payments-sandbox stopped after 12.3 s: 1,234,567 requests, state was in memory');
+    expect(shutdownSummary(0.04, 1, '/tmp/s.json')).toBe('payments-sandbox stopped after 0.0 s: 1 request, state flushed to /tmp/s.json');
+    expect([0, 999, 1_000, 100_000].map((n) => shutdownSummary(1, n, null).split(': ')[1])).toEqual([
+      '0 requests, state was in memory',
+      '999 requests, state was in memory',
+      '1,000 requests, state was in memory',
+      '100,000 requests, state was in memory',
+    ]);
+  });
+});
 
 describe('start-up banner', () => {
   it('in the image (SANDBOX_IMAGE, set by the Dockerfile) gives a token command that works without Node (issue 37)', async () => {

@@ -557,8 +557,8 @@ process.exit(0);`;
  */
 class WriteCountingPolicy extends TargetPolicy {
   writes = 0;
-  override connector(timeoutMs: number): buildConnector.connector {
-    const connect = super.connector(timeoutMs);
+  override connector(timeoutMs: number, build: typeof buildConnector): buildConnector.connector {
+    const connect = super.connector(timeoutMs, build);
     return (options, callback) =>
       connect(options, ((err: Error | null, socket: Socket | null) => {
         if (socket) {
