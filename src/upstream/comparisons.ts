@@ -1,11 +1,13 @@
 // What compare mode found, kept for the journal (each comparison under its call's namespace and
 // journal id, so GET /_sandbox/requests shows it beside the call), the console, the metrics and the
-// report. Bounded: the newest MAX_KEPT comparisons are kept whole; the report's totals and grouped
+// report. Bounded: the newest MAX_KEPT comparisons (KEPT_BYTES of them at most) are kept whole; the report's totals and grouped
 // differences cover every call since start (at most MAX_GROUPS groups).
 // Each comparison is kept as one byte array (its JSON text and the upstream's body, made by the
 // compare worker and moved to this thread), decoded only when read: thousands of comparisons kept as object graphs (headers,
 // differences, the upstream's side) were garbage the collector marked again and again on the thread
-// that answers calls. Only what the totals and groups need comes beside it, as a small summary.
+// that answers calls; kept, the bytes are copied into one ring buffer. Only what the totals and
+// groups need comes beside them, as a small summary.
+import { ByteRing } from '../journal/byte-ring.js';
 import { bodyOf } from '../journal/redact.js';
 import type { Difference, DifferenceKind } from './contract.js';
 
@@ -112,23 +114,40 @@ export interface FailureGroup {
   example_request_id: string;
 }
 
-/** Comparisons kept whole, for the journal and the console (the journal's own default size). */
+/** Comparisons kept whole, for the journal and the console (the journal's own default size), at most. */
 const MAX_KEPT = 10_000;
+/** Their bytes at most (a list page's comparison holds its 25 KB body): the newest within both bounds are kept. */
+export const KEPT_BYTES = 32 * 1024 * 1024;
 /** Groups of differences and failures the report keeps (each distinct operation, kind and place is one). */
 const MAX_GROUPS = 1_000;
 
 export class Comparisons {
-  /** Each kept comparison's bytes, and its outcome (the journal's `upstream=` filter reads only that), by entry. */
-  private readonly byEntry = new Map<string, { bytes: Uint8Array; outcome: Outcome }>();
+  /**
+   * The kept comparisons' bytes, oldest first, in one buffer (the journal's ring): kept as a byte
+   * array each, thousands of mid-lived objects with 25 KB apiece outside the heap made the
+   * collector work on the thread that answers calls more than all else compare mode does there.
+   */
+  private readonly kept: ByteRing;
+  /** Comparisons put in the ring since it was emptied: the one put as number n is at n - (put - kept.count). */
+  private put = 0;
+  /** Each kept comparison's number in the ring, and its outcome (the journal's `upstream=` filter reads only that), by entry. */
+  private readonly byEntry = new Map<string, { n: number; outcome: Outcome }>();
   private readonly groups = new Map<string, DifferenceGroup>();
   private readonly failureGroups = new Map<string, FailureGroup>();
   readonly outcomes: Record<Outcome, number> = { same: 0, differs: 0, upstream_failed: 0, not_sent: 0 };
 
+  constructor(keptBytes = KEPT_BYTES) {
+    this.kept = new ByteRing(keptBytes);
+  }
+
   add({ bytes, summary }: PackedComparison): void {
     this.outcomes[summary.outcome]++;
     if (summary.journal_id !== null) {
+      const { buffer, offset } = this.kept.reserve(bytes.length);
+      buffer.set(bytes, offset);
       const key = entryKey(summary.namespace, summary.journal_id);
-      this.byEntry.set(key, { bytes, outcome: summary.outcome });
+      this.byEntry.delete(key); // an entry kept again (a journal cleared since) moves to the newest end
+      this.byEntry.set(key, { n: this.put++, outcome: summary.outcome });
       if (this.byEntry.size > MAX_KEPT) this.byEntry.delete(this.byEntry.keys().next().value as string);
     }
     let whole: Comparison | undefined; // decoded only for a difference never seen before (its message and values)
@@ -156,13 +175,21 @@ export class Comparisons {
 
   /** The comparison of a journal entry, if compare mode made one and still keeps it: decoded now. */
   of(namespace: string, journalId: number): Comparison | undefined {
-    const kept = this.byEntry.get(entryKey(namespace, journalId));
-    return kept && unpack(kept.bytes);
+    const at = this.ringIndex(namespace, journalId);
+    return at === undefined ? undefined : unpack(this.kept.record(at));
   }
 
   /** The outcome of a journal entry's comparison, if compare mode made one and still keeps it (nothing decoded). */
   outcomeOf(namespace: string, journalId: number): Outcome | undefined {
-    return this.byEntry.get(entryKey(namespace, journalId))?.outcome;
+    return this.ringIndex(namespace, journalId) === undefined ? undefined : this.byEntry.get(entryKey(namespace, journalId))?.outcome;
+  }
+
+  /** Where a journal entry's comparison is in the ring; undefined when none was made or the ring dropped it. */
+  private ringIndex(namespace: string, journalId: number): number | undefined {
+    const kept = this.byEntry.get(entryKey(namespace, journalId));
+    if (!kept) return undefined;
+    const at = kept.n - (this.put - this.kept.count);
+    return at >= 0 ? at : undefined;
   }
 
   differenceGroups(): DifferenceGroup[] {
@@ -187,6 +214,8 @@ export class Comparisons {
 
   clear(): void {
     this.byEntry.clear();
+    this.kept.clear();
+    this.put = 0;
     this.groups.clear();
     this.failureGroups.clear();
     for (const outcome of Object.keys(this.outcomes) as Outcome[]) this.outcomes[outcome] = 0;

@@ -1,6 +1,6 @@
-// Comparisons as compare mode keeps them: one byte array each, read back whole (the upstream's body
-// with line breaks and any characters), with the totals, groups and outcome filter counted from
-// the summary that travels beside the bytes.
+// Comparisons as compare mode keeps them: one byte array each, copied into a ring of bounded bytes,
+// read back whole (the upstream's body with line breaks and any characters), with the totals, groups
+// and outcome filter counted from the summary that travels beside the bytes.
 import { describe, expect, it } from 'vitest';
 import { type Comparison, Comparisons, comparisonView, packComparison } from '../../src/upstream/comparisons.js';
 
@@ -92,6 +92,35 @@ describe('Comparisons', () => {
     expect(kept.of('ci-1', 1)).toBeUndefined();
     expect(kept.outcomeOf('ci-1', 1)).toBeUndefined();
     expect(kept.differenceGroups()).toEqual([]);
+  });
+
+  it('keeps their bytes within a budget, the newest first, and reads each back whole after the ring wraps', () => {
+    const page = (id: number) => JSON.stringify({ items: [{ id, name: `card ${id} `.padEnd(1000, 'x') }] });
+    const kept = new Comparisons(10 * 1024);
+    for (let id = 1; id <= 40; id++) {
+      const body = page(id);
+      kept.add(packComparison(comparison(id, { outcome: id % 2 ? 'same' : 'differs', upstream: { ...comparison(id).upstream, bodyText: body } })));
+    }
+    const held = Array.from({ length: 40 }, (_, i) => i + 1).filter((id) => kept.of('ci-1', id) !== undefined);
+    expect(held.length).toBeGreaterThanOrEqual(5); // 10 KB of records of 1.3 KB or so
+    expect(held.length).toBeLessThan(10);
+    expect(held).toEqual(Array.from({ length: held.length }, (_, i) => 41 - held.length + i)); // the newest, without a gap
+    for (const id of held) {
+      expect(kept.of('ci-1', id)?.upstream.bodyText).toBe(page(id));
+      expect(kept.outcomeOf('ci-1', id)).toBe(id % 2 ? 'same' : 'differs');
+    }
+    expect(kept.outcomeOf('ci-1', held[0] - 1)).toBeUndefined(); // dropped: its outcome too
+    expect(kept.outcomes).toEqual({ same: 20, differs: 20, upstream_failed: 0, not_sent: 0 });
+  });
+
+  it('reads an entry kept again (its journal cleared since) as the newer comparison', () => {
+    const kept = new Comparisons();
+    kept.add(packComparison(comparison(1, { request_id: 'first' })));
+    kept.add(packComparison(comparison(2)));
+    kept.add(packComparison(comparison(1, { request_id: 'again', outcome: 'differs', differences: [missingBin] })));
+    expect(kept.of('ci-1', 1)?.request_id).toBe('again');
+    expect(kept.outcomeOf('ci-1', 1)).toBe('differs');
+    expect(kept.of('ci-1', 2)?.request_id).toBe('req-2');
   });
 
   it('keeps the newest 10,000 and forgets the oldest, outcome included', () => {
