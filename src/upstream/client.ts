@@ -41,6 +41,14 @@ export function forwardedHeaders(headers: Record<string, string | string[] | und
   return out;
 }
 
+/** An answer's headers of the connection itself, never passed back nor kept: the sandbox's server sets its own. */
+const HOP_BY_HOP = /^(?:connection|keep-alive|transfer-encoding|content-length|upgrade|trailer|te|proxy-.*)$/;
+
+/** An upstream answer's headers without those of its connection. */
+export function endToEnd(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.test(name)));
+}
+
 export class UpstreamClient {
   private pool: Promise<Pool> | null = null;
   /** The upstream URL's path (a service under /v1 is /v1): put before every API path. */

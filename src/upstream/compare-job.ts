@@ -3,7 +3,7 @@
 // (compare-worker.ts), off the thread that answers calls.
 import { MAX_BODY_CHARS, redactFields, redactHeaders, redactText } from '../journal/redact.js';
 import { redactTokensInHeader } from '../journal/tokens.js';
-import { textOf, type UpstreamClient, type UpstreamRequest, type UpstreamResult } from './client.js';
+import { endToEnd, textOf, type UpstreamClient, type UpstreamRequest, type UpstreamResult } from './client.js';
 import { type Comparison, type UpstreamSide, withoutAnswer } from './comparisons.js';
 import type { ComparedAnswer, ContractComparer } from './contract.js';
 
@@ -22,7 +22,8 @@ export async function runCompareJob(job: CompareJob, client: UpstreamClient, com
 function compared({ base, sandbox }: CompareJob, result: UpstreamResult, comparer: ContractComparer): Comparison {
   if (!result.ok) return withoutAnswer(base, 'upstream_failed', `${result.failure}: ${result.message}`, result.durationMs);
   // Kept as text, as the journal keeps answers (parsed and redacted when read); a private key never waits in memory.
-  const headers = redactHeaders(Object.fromEntries(Object.entries(result.headers).map(([name, value]) => [name, redactTokensInHeader(value)])));
+  const kept = endToEnd(result.headers);
+  const headers = redactHeaders(Object.fromEntries(Object.entries(kept).map(([name, value]) => [name, redactTokensInHeader(value)])));
   const text = textOf(result.bytes);
   const clipped = text.length > MAX_BODY_CHARS ? text.slice(0, MAX_BODY_CHARS) : text;
   const bodyText = clipped.includes('"private_key"') ? redactText(clipped) : clipped;

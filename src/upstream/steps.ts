@@ -11,15 +11,12 @@ import { type Call, CallSlot } from '../http/call.js';
 import { keepSentBytes, sentBody, sentHeaders } from '../http/json-response.js';
 import type { Step } from '../http/pipeline.js';
 import { JOURNAL_ENTRY_ID, noteAnsweredByUpstream } from '../journal/record-request.js';
-import { forwardedHeaders, textOf, type UpstreamRequest } from './client.js';
+import { endToEnd, forwardedHeaders, textOf, type UpstreamRequest } from './client.js';
 import { type CompareJob, parseJson } from './compare-job.js';
 import { packComparison, withoutAnswer } from './comparisons.js';
 import type { Upstream, UpstreamMode } from './upstream.js';
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-/** Response headers never passed back: the connection's own, set again by the sandbox's server. */
-const HOP_BY_HOP = /^(?:connection|keep-alive|transfer-encoding|content-length|upgrade|trailer|te|proxy-.*)$/;
 
 /** The upstream's mode when the call arrived (set by the compare step's `before`; absent when off). */
 const MODE_OF_CALL = new CallSlot<UpstreamMode>('upstream mode');
@@ -38,7 +35,7 @@ export function answerFromUpstream(upstream: Upstream | null): Step[] {
         noteAnsweredByUpstream(call); // the recording is the entries the upstream answered (not the 502/504 above)
         const text = textOf(result.bytes);
         if (result.status < 300) upstream.seen.collect(parseJson(text));
-        const headers = Object.fromEntries(Object.entries(result.headers).filter(([name]) => !HOP_BY_HOP.test(name)));
+        const headers = endToEnd(result.headers);
         const noBody = result.status === 204 || result.status === 304 || call.method === 'HEAD';
         return new Response(noBody ? null : text, { status: result.status, headers });
       },

@@ -74,6 +74,10 @@ describe('compare mode', { timeout: 60_000 }, () => {
           upstream: expect.objectContaining({ status: entry.status, failure: null }),
         });
         expect(JSON.stringify(entry.upstream.upstream.body)).not.toMatch(/PRIVATE KEY/); // the upstream's answer, redacted too
+        // Its headers end to end: those of the upstream's connection are not the answer's.
+        const upstreamHeaders = Object.keys(entry.upstream.upstream.headers);
+        expect(upstreamHeaders).toContain('x-request-id');
+        expect(upstreamHeaders.filter((name) => /^(?:connection|keep-alive|transfer-encoding|content-length)$/.test(name))).toEqual([]);
       }
       expect((await (await fetch(`${sandbox.url}/_sandbox/requests?upstream=differs`)).json()).total).toBe(0);
     } finally {

@@ -94,10 +94,7 @@ describe('switching the upstream mode of a running sandbox', { timeout: 90_000 }
           status: 200,
           headers: {
             'content-type': 'application/json',
-            date: expect.any(String),
-            connection: 'keep-alive',
-            'keep-alive': 'timeout=5',
-            'transfer-encoding': 'chunked',
+            date: expect.any(String), // the upstream connection's own headers (connection, keep-alive, transfer-encoding) are not kept
           },
           body: await upstreamPage('?limit=4'),
           duration_ms: expect.any(Number),
