@@ -190,6 +190,7 @@ export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, optio
     node,
     host,
     upstream,
+    logger,
   };
   return {
     config,

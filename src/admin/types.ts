@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { NodeName } from '../http/request-id.js';
 import type { JournalFeed } from '../journal/feed.js';
 import type { RequestStats } from '../logging/request-log.js';
@@ -35,6 +36,8 @@ export interface AdminDeps {
   host: NamespaceHost;
   /** --upstream: what compare mode found and record mode saw (null without an upstream). */
   upstream: Upstream | null;
+  /** The sandbox's log: a control call that changes how the whole sandbox works (the upstream's mode) says so there. */
+  logger: Logger;
 }
 
 /** What a control-API handler receives: the sandbox's admin deps and the request's namespace and input. */

@@ -20,7 +20,11 @@ export const upstreamHandlers: AdminHandlerMap = {
   setUpstreamMode(ctx) {
     onlyAtRoot(ctx, "The upstream's mode");
     const upstream = configured(ctx);
-    upstream.switchTo(ctx.body.mode as UpstreamMode); // one of the modes: validated against openapi.admin.json
+    const from = upstream.mode;
+    const to = ctx.body.mode as UpstreamMode; // one of the modes: validated against openapi.admin.json
+    upstream.switchTo(to);
+    // Whoever runs a shared sandbox sees in its log when, and to what, the mode changed.
+    if (to !== from) ctx.deps.logger.info({ event: 'upstream-mode', from, to }, `upstream mode switched: ${from} -> ${to}`);
     return { body: upstreamState(upstream) };
   },
 

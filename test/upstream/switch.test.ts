@@ -128,6 +128,17 @@ describe('switching the upstream mode of a running sandbox', { timeout: 90_000 }
         stderr: '',
       });
       expect((await control(sandbox.url, '/upstream')).body).toEqual(state('off', ['record', 'compare']));
+      // Each switch is a line of the log, for whoever runs the sandbox.
+      const switches = sandbox
+        .stdout()
+        .split('\n')
+        .filter((line) => line.includes('"upstream-mode"'))
+        .map((line) => JSON.parse(line));
+      expect(switches.map(({ level, event, from, to, msg }) => ({ level, event, from, to, msg }))).toEqual([
+        { level: 'info', event: 'upstream-mode', from: 'off', to: 'record', msg: 'upstream mode switched: off -> record' },
+        { level: 'info', event: 'upstream-mode', from: 'record', to: 'compare', msg: 'upstream mode switched: record -> compare' },
+        { level: 'info', event: 'upstream-mode', from: 'compare', to: 'off', msg: 'upstream mode switched: compare -> off' },
+      ]);
       expect((await call(sandbox.url, '/gift-cards?limit=5')).status).toBe(200);
       expect((await call(sandbox.url, '/connections')).status).toBe(200);
     } finally {
