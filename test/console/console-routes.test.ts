@@ -52,6 +52,12 @@ describe('console routes, on loopback without an admin token', () => {
     expect(sb.deps.namespaces.has('c1')).toBe(false); // a page shell creates nothing
   });
 
+  it('filters requests by what they show, and offers no upstream filter without --upstream', async () => {
+    const part = (await sb.http.get('/_sandbox/console/parts/requests').expect(200)).text;
+    expect(part).toContain('<select id="filter-status" name="status">');
+    expect(part).not.toContain('filter-upstream');
+  });
+
   it('serves every module of the browser script', () => {
     const modules = readdirSync(join(ROOT, 'src/console/client')).map((name) => name.replace(/\.ts$/, '.js'));
     expect(CONSOLE_ASSET_NAMES.filter((name) => !['htmx.min.js', 'console.css'].includes(name)).sort()).toEqual(modules.sort());

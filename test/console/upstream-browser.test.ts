@@ -41,6 +41,14 @@ describe('the upstream mode in the console', { timeout: 90_000 }, () => {
       await page.waitForSelector('#upstream-mode-now');
       const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
       expect(await page.textContent('#upstream-mode-now')).toBe(`${upstreamUrl} mode off`);
+      // The comparisons' filter is there before compare mode is first switched on, here, without a reload.
+      expect(await page.locator('#filter-upstream option').allTextContents()).toEqual([
+        'any',
+        'differs from upstream',
+        'same as upstream',
+        'upstream failed',
+        'write not sent',
+      ]);
       expect(await accessibilityViolations(page)).toEqual([]);
 
       const token = await sandbox.token();

@@ -63,7 +63,9 @@ function FirstRequestHint(props: { view: ConsoleView }) {
 
 function Filters(props: { view: ConsoleView; namespaces: string[]; merchantAccounts: string[]; scenarios: string[] }) {
   const { view } = props;
-  const comparing = view.deps.control.deps.upstream?.wasOn('compare') ?? false;
+  // Whenever an upstream is set, not only once compare mode was on: the mode is switched from this
+  // very page, and a filter that came only with a reload was missed.
+  const comparing = view.deps.control.deps.upstream !== null;
   const q = (name: string) => view.query.get(name) ?? '';
   const operations = [...view.deps.apiOperations].map((op) => op.id).sort();
   return (
