@@ -175,21 +175,21 @@ export class Comparisons {
 
   /** The comparison of a journal entry, if compare mode made one and still keeps it: decoded now. */
   of(namespace: string, journalId: number): Comparison | undefined {
-    const at = this.ringIndex(namespace, journalId);
-    return at === undefined ? undefined : unpack(this.kept.record(at));
+    const kept = this.stillKept(namespace, journalId);
+    return kept && unpack(this.kept.record(kept.at));
   }
 
   /** The outcome of a journal entry's comparison, if compare mode made one and still keeps it (nothing decoded). */
   outcomeOf(namespace: string, journalId: number): Outcome | undefined {
-    return this.ringIndex(namespace, journalId) === undefined ? undefined : this.byEntry.get(entryKey(namespace, journalId))?.outcome;
+    return this.stillKept(namespace, journalId)?.outcome;
   }
 
-  /** Where a journal entry's comparison is in the ring; undefined when none was made or the ring dropped it. */
-  private ringIndex(namespace: string, journalId: number): number | undefined {
+  /** A journal entry's comparison: where it is in the ring, and its outcome; undefined when none was made or the ring dropped it. */
+  private stillKept(namespace: string, journalId: number): { at: number; outcome: Outcome } | undefined {
     const kept = this.byEntry.get(entryKey(namespace, journalId));
     if (!kept) return undefined;
     const at = kept.n - (this.put - this.kept.count);
-    return at >= 0 ? at : undefined;
+    return at >= 0 ? { at, outcome: kept.outcome } : undefined;
   }
 
   differenceGroups(): DifferenceGroup[] {

@@ -65,7 +65,7 @@ function Filters(props: { view: ConsoleView; namespaces: string[]; merchantAccou
   const { view } = props;
   // Whenever an upstream is set, not only once compare mode was on: the mode is switched from this
   // very page, and a filter that came only with a reload was missed.
-  const comparing = view.deps.control.deps.upstream !== null;
+  const hasUpstream = view.deps.control.deps.upstream !== null;
   const q = (name: string) => view.query.get(name) ?? '';
   const operations = [...view.deps.apiOperations].map((op) => op.id).sort();
   return (
@@ -96,7 +96,7 @@ function Filters(props: { view: ConsoleView; namespaces: string[]; merchantAccou
       />
       <FilterSelect name="status" label="Status" value={q('status')} options={STATUS_CLASSES} />
       <FilterSelect name="scenario" label="Scenario" value={q('scenario')} options={[['', 'any'], ...props.scenarios.map((s): [string, string] => [s, s])]} />
-      {comparing ? <FilterSelect name="upstream" label="Upstream" value={q('upstream')} options={UPSTREAM_OUTCOMES} /> : null}
+      {hasUpstream ? <FilterSelect name="upstream" label="Upstream" value={q('upstream')} options={UPSTREAM_OUTCOMES} /> : null}
       <div class="field">
         <label for="filter-path">Path contains</label>
         <input id="filter-path" name="path_contains" type="search" value={q('path_contains')} placeholder="/buyers" />
