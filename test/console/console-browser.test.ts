@@ -99,10 +99,15 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     const context = await browser.newContext({ viewport, acceptDownloads: true });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sandbox.url });
     const opened = await openPage(context);
-    const res = await opened.page.goto(`${sandbox.url}${path}`);
-    expect(res?.status()).toBe(200);
-    await opened.page.waitForSelector('main h1 + .summary');
+    await visit(opened.page, path);
     return { ...opened, context };
+  }
+
+  /** A console page at `path`, in a tab already open. */
+  async function visit(page: Page, path: string) {
+    const res = await page.goto(`${sandbox.url}${path}`);
+    expect(res?.status(), path).toBe(200);
+    await page.waitForSelector('main h1 + .summary');
   }
 
   const api = (path: string, init: RequestInit = {}) =>
@@ -606,10 +611,7 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     // One tab going from page to page, as a tester does (a context for each costs a second a page).
     const { page, context } = await open('/ns/narrow/_sandbox/console/requests', { width: 400, height: 800 });
     for (const slug of ['requests', 'clock', 'records?collection=buyers', 'namespaces', 'scenarios', 'webhooks', 'approvals']) {
-      if (slug !== 'requests') {
-        expect((await page.goto(`${sandbox.url}/ns/narrow/_sandbox/console/${slug}`))?.status()).toBe(200);
-        await page.waitForSelector('main h1 + .summary');
-      }
+      if (slug !== 'requests') await visit(page, `/ns/narrow/_sandbox/console/${slug}`);
       const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, window: window.innerWidth }));
       expect(widths.page, slug).toBeLessThanOrEqual(widths.window);
       if (slug === 'requests') await page.screenshot({ path: join(SHOTS, 'console-narrow.png') });
