@@ -9,6 +9,8 @@
 // job. Targets only 127.0.0.1 and stops by itself.
 //
 //   ORG_JOBS=1000 ORG_CONCURRENCY=200 ORG_MODES=one,shared npm run bench:org
+//   ORG_WARMUP=300               jobs run first and not counted, in namespaces of their own (default 0:
+//                                the processes start cold, and each pays its compiler's warm-up)
 //   ORG_MODES=one,node,shared    node: one node of the shared sandbox (--store redis), no HAProxy:
 //                                parts the shared sandbox's cost into Redis's and the proxy's and nodes'
 //   ORG_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   flags for the sandbox processes
@@ -25,11 +27,12 @@ import { mintToken } from '../dist/src/auth/mint-token.js';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'dist/bundle/cli.js');
 const JOBS = Number(process.env.ORG_JOBS ?? 1000);
+const WARMUP = Number(process.env.ORG_WARMUP ?? 0);
 const CONCURRENCY = Number(process.env.ORG_CONCURRENCY ?? 200);
 const MODES = (process.env.ORG_MODES ?? 'one,shared').split(',');
 const BUYER = 'b0000000-0000-4000-8000-000000000001';
 // Every job's namespace stays until the run ends: the cap must hold them all.
-const NODE_ARGS = ['--log-level', 'warn', '--namespace-cap', String(JOBS + 100)];
+const NODE_ARGS = ['--log-level', 'warn', '--namespace-cap', String(WARMUP + JOBS + 100)];
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -178,7 +181,7 @@ function jobCalls(ns) {
   ];
 }
 
-async function runJobs(url, auth) {
+async function runJobs(url, auth, jobs = JOBS, prefix = 'org') {
   const dispatcher = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 10_000, headersTimeout: 120_000, bodyTimeout: 120_000 });
   const perKind = new Map();
   const jobTimes = [];
@@ -187,7 +190,7 @@ async function runJobs(url, auth) {
   let calls = 0;
   let next = 0;
   const runOne = async (index) => {
-    const ns = `org-${process.pid}-${index}`;
+    const ns = `${prefix}-${process.pid}-${index}`;
     const started = performance.now();
     for (const call of jobCalls(ns)) {
       const t0 = performance.now();
@@ -221,8 +224,8 @@ async function runJobs(url, auth) {
   };
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: Math.min(CONCURRENCY, JOBS) }, async () => {
-      while (next < JOBS) await runOne(next++);
+    Array.from({ length: Math.min(CONCURRENCY, jobs) }, async () => {
+      while (next < jobs) await runOne(next++);
     }),
   );
   const seconds = (performance.now() - started) / 1000;
@@ -281,8 +284,13 @@ async function measure(mode, auth) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-org-'));
   const sandbox = mode === 'one' ? await startOne() : mode === 'node' ? await startShared(dir, { nodeIds: ['node1'], proxy: false }) : await startShared(dir);
   try {
+    if (WARMUP > 0) {
+      const warm = await runJobs(sandbox.url, auth, WARMUP, 'warm');
+      if (warm.failures.length) throw new Error(`the warm-up failed: ${warm.failures.slice(0, 3).join('; ')}`);
+    }
     const before = Object.fromEntries(Object.entries(sandbox.processes).map(([name, child]) => [name, cpuMs(child.pid)]));
     const loadBefore = process.cpuUsage();
+    const redisBefore = sandbox.redisPort ? redisStats(sandbox.redisPort) : null;
     const monitor =
       process.env.ORG_MONITOR && sandbox.redisPort
         ? spawn('redis-cli', ['-p', String(sandbox.redisPort), 'monitor'], { stdio: ['ignore', 'pipe', 'ignore'] })
@@ -301,9 +309,8 @@ async function measure(mode, auth) {
     if (sandbox.redisPort) {
       const info = spawnSync('redis-cli', ['-p', String(sandbox.redisPort), 'info', 'memory'], { encoding: 'utf8' }).stdout;
       redisMemory = /used_memory_human:(\S+)/.exec(info)?.[1] ?? null;
-      const stats = spawnSync('redis-cli', ['-p', String(sandbox.redisPort), 'info', 'stats'], { encoding: 'utf8' }).stdout;
-      const stat = (name) => Number(new RegExp(`${name}:(\\d+)`).exec(stats)?.[1] ?? NaN);
-      redisTraffic = { commands: stat('total_commands_processed'), inKb: stat('total_net_input_bytes') / 1024, outKb: stat('total_net_output_bytes') / 1024 };
+      const after = redisStats(sandbox.redisPort);
+      redisTraffic = { commands: after.commands - redisBefore.commands, inKb: after.inKb - redisBefore.inKb, outKb: after.outKb - redisBefore.outKb };
     }
     return { mode, ...result, health, cpu, rss, redisMemory, redisTraffic, downs: sandbox.processes.haproxy?.downs ?? [] };
   } finally {
@@ -312,10 +319,17 @@ async function measure(mode, auth) {
   }
 }
 
+/** Redis's own counters: commands processed, bytes in and out. */
+function redisStats(port) {
+  const stats = spawnSync('redis-cli', ['-p', String(port), 'info', 'stats'], { encoding: 'utf8' }).stdout;
+  const stat = (name) => Number(new RegExp(`${name}:(\\d+)`).exec(stats)?.[1] ?? NaN);
+  return { commands: stat('total_commands_processed'), inKb: stat('total_net_input_bytes') / 1024, outKb: stat('total_net_output_bytes') / 1024 };
+}
+
 function report(r) {
   const ok = r.jobTimes.length;
   const what = { one: 'one process', node: 'one node of the shared sandbox (Redis AOF, no proxy)', shared: 'shared sandbox (3 nodes, HAProxy, Redis AOF)' };
-  console.log(`\n${what[r.mode]}: ${JOBS} jobs, ${CONCURRENCY} at once`);
+  console.log(`\n${what[r.mode]}: ${JOBS} jobs, ${CONCURRENCY} at once${WARMUP ? ` (after ${WARMUP} not counted)` : ''}`);
   console.log(`  jobs a second ${(ok / r.seconds).toFixed(1)}, calls a second ${Math.round(r.calls / r.seconds)}, ${r.seconds.toFixed(1)} s`);
   console.log(`  a job: p50 ${ms(percentile(r.jobTimes, 50))}, p99 ${ms(percentile(r.jobTimes, 99))}`);
   console.log(`  failed jobs ${r.failures.length}; namespaces answered by more than one node ${r.moved}`);
@@ -342,7 +356,7 @@ function report(r) {
   if (r.redisTraffic) {
     const { commands, inKb, outKb } = r.redisTraffic;
     console.log(
-      `  Redis, per job: ${(commands / JOBS).toFixed(1)} commands, ${(inKb / JOBS).toFixed(1)} KiB in, ${(outKb / JOBS).toFixed(1)} KiB out (the whole run, start-up included)`,
+      `  Redis, per job: ${(commands / JOBS).toFixed(1)} commands, ${(inKb / JOBS).toFixed(1)} KiB in, ${(outKb / JOBS).toFixed(1)} KiB out (renewals of idle leases included)`,
     );
   }
 }
