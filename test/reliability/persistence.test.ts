@@ -1,9 +1,11 @@
 // Persistence with --data-file FILE, through real processes: a child sandbox under a stream of
 // writes is stopped at seeded random moments (kill -9 in every other cycle whatever the seed,
-// SIGTERM or SIGINT in the others, the last one SIGTERM), 20 times (PERSISTENCE_CYCLES; 200 with SOAK), on the same file, with each fsync policy
-// in turn. Every restart must load the file and serve every write that was answered 2xx before the
-// stop, whatever the stop, and nothing that was never sent. Under a file size limit, appends fail:
-// those writes are answered 503 (never 2xx), the next write is a snapshot, and every 2xx is kept.
+// SIGTERM or SIGINT in the others, the last one SIGTERM), on the same file, with each fsync policy in
+// turn: 6 times in npm test (the fewest that kill -9 a child under each policy and stop one with each
+// signal), 20 in CI (.ci/run sets PERSISTENCE_CYCLES), 200 with SOAK. Every restart must load the
+// file and serve every write that was answered 2xx before the stop, whatever the stop, and nothing
+// that was never sent. Under a file size limit, appends fail: those writes are answered 503 (never
+// 2xx), the next write is a snapshot, and every 2xx is kept.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +16,7 @@ import { mulberry32 } from '../../src/scenarios/random.js';
 import { tokenFor } from '../support/sandbox.js';
 import { ROOT } from './support.js';
 
-const CYCLES = Number(process.env.PERSISTENCE_CYCLES ?? (process.env.SOAK ? 200 : 20));
+const CYCLES = Number(process.env.PERSISTENCE_CYCLES ?? (process.env.SOAK ? 200 : 6));
 const WRITERS = 4;
 const CHILD = join(ROOT, 'test/reliability/child-server.mjs');
 const FSYNC = ['batch', 'always', 'never'] as const;
