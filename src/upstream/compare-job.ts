@@ -15,36 +15,59 @@ export interface CompareJob {
   sandbox: { status: number; headers: Record<string, string>; body: string | Uint8Array | null };
 }
 
-export async function runCompareJob(job: CompareJob, client: UpstreamClient, comparer: ContractComparer): Promise<Comparison> {
+/** A comparison as the worker makes it: the upstream's body, when kept as its bytes, beside it (packComparison puts it after the JSON). */
+export interface ComparedCall {
+  comparison: Comparison;
+  body?: Uint8Array;
+}
+
+export async function runCompareJob(job: CompareJob, client: UpstreamClient, comparer: ContractComparer): Promise<ComparedCall> {
   return compared(job, await client.send(job.request), comparer);
 }
 
-function compared({ base, sandbox }: CompareJob, result: UpstreamResult, comparer: ContractComparer): Comparison {
-  if (!result.ok) return withoutAnswer(base, 'upstream_failed', `${result.failure}: ${result.message}`, result.durationMs);
-  // Kept as text, as the journal keeps answers (parsed and redacted when read); a private key never waits in memory.
+const PRIVATE_KEY = Buffer.from('"private_key"');
+
+function compared({ base, sandbox }: CompareJob, result: UpstreamResult, comparer: ContractComparer): ComparedCall {
+  if (!result.ok) return { comparison: withoutAnswer(base, 'upstream_failed', `${result.failure}: ${result.message}`, result.durationMs) };
+  // Kept as the journal keeps answers (parsed and redacted when read); a private key never waits in memory.
   const kept = endToEnd(result.headers);
   const headers = redactHeaders(Object.fromEntries(Object.entries(kept).map(([name, value]) => [name, redactTokensInHeader(value)])));
-  const text = textOf(result.bytes);
-  const clipped = text.length > MAX_BODY_CHARS ? text.slice(0, MAX_BODY_CHARS) : text;
-  const bodyText = clipped.includes('"private_key"') ? redactText(clipped) : clipped;
+  const { bytes } = result;
+  // Bytes no longer than MAX_BODY_CHARS are no more characters than that, and without a private key
+  // nothing is redacted: kept as they came, not decoded and encoded again.
+  const asBytes = bytes.length <= MAX_BODY_CHARS && !bytes.includes(PRIVATE_KEY);
   const failure = result.status >= 500 ? `status ${result.status}` : null;
-  const side: UpstreamSide = { status: result.status, headers, bodyText, duration_ms: result.durationMs, failure };
-  if (failure) return { ...base, outcome: 'upstream_failed', differences: [], upstream: side };
-  const theirs: ComparedAnswer = { status: result.status, headers, body: text === '' ? undefined : parseJson(text) };
+  const side: UpstreamSide = { status: result.status, headers, bodyText: asBytes ? '' : keptText(bytes), duration_ms: result.durationMs, failure };
+  const body = asBytes ? bytes : undefined;
+  if (failure) return { comparison: { ...base, outcome: 'upstream_failed', differences: [], upstream: side }, body };
   const operation = comparer.operation(base.operation_id);
-  if (!operation) return { ...base, outcome: 'same', differences: [], upstream: side };
-  // First without the sandbox's body: the contract checks read the upstream's answer only, the
-  // sandbox's values are only quoted, or excuse a field both send. No difference then means none
-  // with it; only when there is one is the sandbox's answer decoded and parsed, and compared again.
-  let found = comparer.compare(operation, { status: sandbox.status, headers: sandbox.headers, body: undefined }, theirs);
-  if (found.length) found = comparer.compare(operation, { status: sandbox.status, headers: sandbox.headers, body: sandboxBody(sandbox.body) }, theirs);
+  if (!operation) return { comparison: { ...base, outcome: 'same', differences: [], upstream: side }, body };
+  const theirs = (text: string): ComparedAnswer => ({ status: result.status, headers, body: text === '' ? undefined : parseJson(text) });
+  // First the upstream's body read as Latin-1 (a copy; UTF-8 decoding made V8 keep a page with a few
+  // accented letters two bytes a character, and parse it slower), without the sandbox's body: the
+  // contract checks read the upstream's answer only, the sandbox's values are only quoted, or excuse
+  // a field both send. Latin-1 gives the same structure, keys and ASCII strings; a string with other
+  // characters differs, and no check that passes it would refuse the same text decoded (the formats
+  // are ASCII grammars, an enum or constant does not hold such a string: formats.test.ts), so no
+  // difference then means none. Only when there is one are both bodies decoded and compared again.
+  let found = comparer.compare(operation, { status: sandbox.status, headers: sandbox.headers, body: undefined }, theirs(bytes.toString('latin1')));
+  if (found.length) {
+    found = comparer.compare(operation, { status: sandbox.status, headers: sandbox.headers, body: sandboxBody(sandbox.body) }, theirs(textOf(bytes)));
+  }
   // Only the values a difference quotes are kept of the parsed bodies: those lose their secrets now.
   const differences = found.map((d) => ({
     ...d,
     sandbox: redactFields(d.sandbox, true),
     upstream: redactFields(d.upstream, true),
   }));
-  return { ...base, outcome: differences.length ? 'differs' : 'same', differences, upstream: side };
+  return { comparison: { ...base, outcome: differences.length ? 'differs' : 'same', differences, upstream: side }, body };
+}
+
+/** The upstream's body as the journal keeps an answer: at most MAX_BODY_CHARS characters, a private key gone. */
+function keptText(bytes: Buffer): string {
+  const text = textOf(bytes);
+  const clipped = text.length > MAX_BODY_CHARS ? text.slice(0, MAX_BODY_CHARS) : text;
+  return clipped.includes('"private_key"') ? redactText(clipped) : clipped;
 }
 
 function sandboxBody(body: CompareJob['sandbox']['body']): unknown {

@@ -43,9 +43,9 @@ let running = 0;
 function startWaiting(): void {
   while (running < UPSTREAM_CONNECTIONS && waiting.length) {
     running++;
-    void runCompareJob(waiting.shift() as CompareJob, client, comparer).then((comparison) => {
+    void runCompareJob(waiting.shift() as CompareJob, client, comparer).then(({ comparison, body }) => {
       running--;
-      finished(packComparison(comparison));
+      finished(packComparison(comparison, body));
       startWaiting();
     });
   }

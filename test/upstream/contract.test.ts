@@ -5,46 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { loadSpec } from '../../src/spec/load-spec.js';
 import { indexSpec } from '../../src/spec/operations.js';
 import { ContractComparer } from '../../src/upstream/contract.js';
+import { card } from './gift-card.js';
 
 const spec = indexSpec(loadSpec(), 'openapi.json', [], { lazy: true });
 const comparer = new ContractComparer(spec);
 const listGiftCards = spec.byId.get('listGiftCards');
 if (!listGiftCards) throw new Error('openapi.json has no listGiftCards');
 
-const card = (changes: Record<string, unknown> = {}) => ({
-  type: 'gift-card',
-  id: '8f1c3b8e-0000-4000-8000-000000000001',
-  merchant_account_id: 'default',
-  gift_card_service: {
-    type: 'gift-card-service',
-    id: 'f0000000-0000-4000-8000-000000000001',
-    gift_card_service_definition_id: 'givex-gift-card',
-    display_name: 'Givex',
-  },
-  bin: '61278454',
-  sub_bin: '7676',
-  last4: '9806',
-  created_at: '2026-10-01T10:00:00.000Z',
-  updated_at: '2026-10-02T10:00:00.000Z',
-  usage_count: 3,
-  cit_usage_count: 1,
-  expiration_date: '2030-06-12T22:17:15.044Z',
-  buyer: {
-    type: 'buyer',
-    id: '47ac614e-37e0-49f3-a8e2-8ca737575dc5',
-    reconciliation_id: '2AbCdEfGhIjKlMnOpQrStU',
-    merchant_account_id: 'default',
-    created_at: '2026-09-01T10:00:00.000Z',
-    updated_at: '2026-09-01T10:00:00.000Z',
-    display_name: 'Jane',
-    external_identifier: null,
-    account_number: null,
-    billing_details: null,
-  },
-  last_used_at: '2026-10-03T10:00:00.000Z',
-  cit_last_used_at: '2026-10-03T10:00:00.000Z',
-  ...changes,
-});
 const page = (...items: unknown[]) => ({ status: 200, headers: {}, body: { items, limit: 20, next_cursor: null, previous_cursor: null } });
 
 describe('contract comparison', () => {
