@@ -11,6 +11,8 @@
 //   ORG_JOBS=1000 ORG_CONCURRENCY=200 ORG_MODES=one,shared npm run bench:org
 //   ORG_WARMUP=300               jobs run first and not counted, in namespaces of their own (default 0:
 //                                the processes start cold, and each pays its compiler's warm-up)
+//   ORG_ROUNDS=3                 the modes in turn, that many times, then the median ratio (one process's
+//                                own figure moves by a third between runs on a shared machine)
 //   ORG_MODES=one,node,shared    node: one node of the shared sandbox (--store redis), no HAProxy:
 //                                parts the shared sandbox's cost into Redis's and the proxy's and nodes'
 //   ORG_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   flags for the sandbox processes
@@ -28,6 +30,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'dist/bundle/cli.js');
 const JOBS = Number(process.env.ORG_JOBS ?? 1000);
 const WARMUP = Number(process.env.ORG_WARMUP ?? 0);
+const ROUNDS = Number(process.env.ORG_ROUNDS ?? 1);
 const CONCURRENCY = Number(process.env.ORG_CONCURRENCY ?? 200);
 const MODES = (process.env.ORG_MODES ?? 'one,shared').split(',');
 const BUYER = 'b0000000-0000-4000-8000-000000000001';
@@ -362,16 +365,37 @@ function report(r) {
 }
 
 const auth = `Bearer ${await mintToken({ privateKeyPem: readFileSync(join(ROOT, 'fixtures/keys/admin.pem'), 'utf8'), ttlSeconds: 3600 })}`;
-const results = [];
-for (const mode of MODES) {
-  const r = await measure(mode, auth);
-  report(r);
-  results.push(r);
-}
 const jobsPerSecond = (r) => r.jobTimes.length / r.seconds;
-const one = results.find((r) => r.mode === 'one');
-for (const other of results.filter((r) => r.mode !== 'one' && one)) {
-  const target = other.mode === 'shared' ? ' (target 0.7)' : '';
-  console.log(`\n${other.mode} / one process, jobs a second: ${(jobsPerSecond(other) / jobsPerSecond(one)).toFixed(2)}${target}`);
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+/** Each round's ratio of every other mode to one process, by mode. */
+const ratios = new Map();
+for (let round = 1; round <= ROUNDS; round++) {
+  if (ROUNDS > 1) console.log(`\n== round ${round} of ${ROUNDS} (load average ${loadAverage()})`);
+  const results = [];
+  for (const mode of MODES) {
+    const r = await measure(mode, auth);
+    report(r);
+    results.push(r);
+  }
+  const one = results.find((r) => r.mode === 'one');
+  for (const other of results.filter((r) => r.mode !== 'one' && one)) {
+    const ratio = jobsPerSecond(other) / jobsPerSecond(one);
+    (ratios.get(other.mode) ?? ratios.set(other.mode, []).get(other.mode)).push(ratio);
+    const target = other.mode === 'shared' ? ' (target 0.7)' : '';
+    console.log(`\n${other.mode} / one process, jobs a second: ${ratio.toFixed(2)}${target}`);
+  }
 }
-console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+if (ROUNDS > 1) {
+  for (const [mode, list] of ratios) {
+    console.log(`\n${mode} / one process over ${ROUNDS} rounds: median ${median(list).toFixed(2)} (${list.map((r) => r.toFixed(2)).join(', ')})`);
+  }
+}
+console.log(`load average ${loadAverage()}`);
+
+function loadAverage() {
+  return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+}
