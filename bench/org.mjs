@@ -13,6 +13,7 @@
 //                                the processes start cold, and each pays its compiler's warm-up)
 //   ORG_ROUNDS=3                 the modes in turn, that many times, then the median ratio (one process's
 //                                own figure moves by a third between runs on a shared machine)
+//   ORG_FSYNC=everysec           Redis's appendfsync (default always, as deploy/ runs it)
 //   ORG_MODES=one,node,shared    node: one node of the shared sandbox (--store redis), no HAProxy:
 //                                parts the shared sandbox's cost into Redis's and the proxy's and nodes'
 //   ORG_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   flags for the sandbox processes
@@ -31,6 +32,8 @@ const CLI = join(ROOT, 'dist/bundle/cli.js');
 const JOBS = Number(process.env.ORG_JOBS ?? 1000);
 const WARMUP = Number(process.env.ORG_WARMUP ?? 0);
 const ROUNDS = Number(process.env.ORG_ROUNDS ?? 1);
+/** Redis's appendfsync: always, as deploy/compose.yaml and deploy/kubernetes.yaml run it. */
+const FSYNC = process.env.ORG_FSYNC ?? 'always';
 const CONCURRENCY = Number(process.env.ORG_CONCURRENCY ?? 200);
 const MODES = (process.env.ORG_MODES ?? 'one,shared').split(',');
 const BUYER = 'b0000000-0000-4000-8000-000000000001';
@@ -105,13 +108,13 @@ async function startOne() {
 }
 
 /**
- * Redis (append-only, fsync on every write, as deploy/compose.yaml runs it), three nodes, HAProxy as
+ * Redis (append-only, fsync on every write as deploy/compose.yaml runs it, or ORG_FSYNC), three nodes, HAProxy as
  * shipped; or (`proxy: false`) one node reached directly.
  */
 async function startShared(dir, { nodeIds = ['node1', 'node2', 'node3'], proxy = true } = {}) {
   const redisPort = await freePort();
   const redisUrl = `redis://127.0.0.1:${redisPort}`;
-  const redisArgs = ['--port', String(redisPort), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''];
+  const redisArgs = ['--port', String(redisPort), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', FSYNC, '--save', ''];
   const redis = await startProcess('redis-server', program('redis-server'), redisArgs, async () => {
     const ping = spawnSync('redis-cli', ['-p', String(redisPort), 'ping'], { encoding: 'utf8' });
     return ping.stdout.trim() === 'PONG';
@@ -331,7 +334,11 @@ function redisStats(port) {
 
 function report(r) {
   const ok = r.jobTimes.length;
-  const what = { one: 'one process', node: 'one node of the shared sandbox (Redis AOF, no proxy)', shared: 'shared sandbox (3 nodes, HAProxy, Redis AOF)' };
+  const what = {
+    one: 'one process',
+    node: `one node of the shared sandbox (Redis AOF ${FSYNC}, no proxy)`,
+    shared: `shared sandbox (3 nodes, HAProxy, Redis AOF ${FSYNC})`,
+  };
   console.log(`\n${what[r.mode]}: ${JOBS} jobs, ${CONCURRENCY} at once${WARMUP ? ` (after ${WARMUP} not counted)` : ''}`);
   console.log(`  jobs a second ${(ok / r.seconds).toFixed(1)}, calls a second ${Math.round(r.calls / r.seconds)}, ${r.seconds.toFixed(1)} s`);
   console.log(`  a job: p50 ${ms(percentile(r.jobTimes, 50))}, p99 ${ms(percentile(r.jobTimes, 99))}`);
