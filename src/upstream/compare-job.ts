@@ -25,7 +25,9 @@ export async function runCompareJob(job: CompareJob, client: UpstreamClient, com
   return compared(job, await client.send(job.request), comparer);
 }
 
-const PRIVATE_KEY = Buffer.from('"private_key"');
+/** A body holding this field has its value redacted before it is kept (as the journal does). */
+const PRIVATE_KEY_FIELD = '"private_key"';
+const PRIVATE_KEY_BYTES = Buffer.from(PRIVATE_KEY_FIELD);
 
 function compared({ base, sandbox }: CompareJob, result: UpstreamResult, comparer: ContractComparer): ComparedCall {
   if (!result.ok) return { comparison: withoutAnswer(base, 'upstream_failed', `${result.failure}: ${result.message}`, result.durationMs) };
@@ -35,7 +37,7 @@ function compared({ base, sandbox }: CompareJob, result: UpstreamResult, compare
   const { bytes } = result;
   // Bytes no longer than MAX_BODY_CHARS are no more characters than that, and without a private key
   // nothing is redacted: kept as they came, not decoded and encoded again.
-  const asBytes = bytes.length <= MAX_BODY_CHARS && !bytes.includes(PRIVATE_KEY);
+  const asBytes = bytes.length <= MAX_BODY_CHARS && !bytes.includes(PRIVATE_KEY_BYTES);
   const failure = result.status >= 500 ? `status ${result.status}` : null;
   const side: UpstreamSide = { status: result.status, headers, bodyText: asBytes ? '' : keptText(bytes), duration_ms: result.durationMs, failure };
   const body = asBytes ? bytes : undefined;
@@ -67,7 +69,7 @@ function compared({ base, sandbox }: CompareJob, result: UpstreamResult, compare
 function keptText(bytes: Buffer): string {
   const text = textOf(bytes);
   const clipped = text.length > MAX_BODY_CHARS ? text.slice(0, MAX_BODY_CHARS) : text;
-  return clipped.includes('"private_key"') ? redactText(clipped) : clipped;
+  return clipped.includes(PRIVATE_KEY_FIELD) ? redactText(clipped) : clipped;
 }
 
 function sandboxBody(body: CompareJob['sandbox']['body']): unknown {

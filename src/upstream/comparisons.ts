@@ -82,9 +82,10 @@ export function packComparison(comparison: Comparison, body?: Uint8Array): Packe
   const differences = comparison.differences.map(({ kind, at }) => ({ kind, at }));
   const summary = { namespace, journal_id, request_id, operation_id, path, outcome, differences, failure: comparison.upstream.failure };
   const { bodyText, ...side } = comparison.upstream;
-  if (!body) return { bytes: encoder.encode(`${JSON.stringify({ ...comparison, upstream: side })}\n${bodyText}`), summary };
+  const json = JSON.stringify({ ...comparison, upstream: side });
+  if (!body) return { bytes: encoder.encode(`${json}\n${bodyText}`), summary };
   // The body's UTF-8 bytes as they came (the compare worker's, when it needs no clipping or redaction): copied, not decoded and encoded.
-  const head = encoder.encode(`${JSON.stringify({ ...comparison, upstream: side })}\n`);
+  const head = encoder.encode(`${json}\n`);
   const bytes = new Uint8Array(head.length + body.length);
   bytes.set(head);
   bytes.set(body, head.length);
