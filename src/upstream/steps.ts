@@ -78,16 +78,18 @@ export function compareWithUpstream(upstream: Upstream | null): Step[] {
         const sent = sentBody(call);
         const status = call.res.status;
         const headers = { ...(sentHeaders(call) ?? Object.fromEntries(call.res.headers)) };
-        // Handed over once the answer is over (written whole, or its client gone): nothing here delays
-        // it, and bytes from the answer pool go to the worker as they are, kept out of the pool.
-        const handOverWith = (body: string | Uint8Array | null) => () => void handOver(upstream, call, operationId, { status, headers, body });
+        // Handed over once the answer is over (written whole, or its client gone), and a moment later
+        // (Upstream.handOverLater): nothing here delays it, and bytes from the answer pool go to the
+        // worker as they are, kept out of the pool.
+        const handOverWith = (body: string | Uint8Array | null) => () =>
+          upstream.handOverLater(() => handOver(upstream, call, operationId, { status, headers, body }));
         if (sent === undefined || typeof sent === 'string') {
-          if (!call.onClosed(handOverWith(sent ?? null))) setImmediate(handOverWith(sent ?? null));
+          if (!call.onClosed(handOverWith(sent ?? null))) handOverWith(sent ?? null)();
         } else if (call.onClosed(handOverWith(sent.bytes))) {
           keepSentBytes(sent);
         } else {
           // In process: the caller's Response still reads the bytes, so the worker gets a copy of its own.
-          setImmediate(handOverWith(new Uint8Array(sent.bytes)));
+          handOverWith(new Uint8Array(sent.bytes))();
         }
       },
     },
