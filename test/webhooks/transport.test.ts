@@ -256,25 +256,32 @@ describe('webhook HTTP client', () => {
   it('fails a head that drips in at the timeout, and a body that drips past it with what came', async () => {
     transport = transportOf(300);
     const timers = new Set<NodeJS.Timeout>();
-    const drip = (socket: Socket, text: string, everyMs: number) => {
+    /** Bytes of the body the receiver has written so far. */
+    let bodyWritten = 0;
+    const drip = (socket: Socket, text: string, everyMs: number, wrote = () => {}) => {
       let at = 0;
       const timer = setInterval(() => {
         if (socket.destroyed || at >= text.length) return clearInterval(timer);
         socket.write(text[at++]);
+        wrote();
       }, everyMs);
       timers.add(timer);
     };
     const receiver = await start((request, socket) => {
       if (request.body === 'head') drip(socket, sized(200, 'late'), 40);
       else {
-        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 1000\r\n\r\n');
-        drip(socket, 'b'.repeat(1000), 40);
+        // The first byte of the body comes with the head, so some body came however late the timers run.
+        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 1000\r\n\r\nb');
+        bodyWritten = 1;
+        drip(socket, 'b'.repeat(999), 40, () => bodyWritten++);
       }
     });
     expect(await send(receiver.url(), 'head')).toMatchObject({ statusCode: null, excerpt: null, error: 'no answer within 300 ms (--webhook-timeout-ms)' });
     const body = await send(receiver.url(), 'body');
     expect(body).toMatchObject({ statusCode: 200, error: 'answered 200 but its body did not end within 300 ms (--webhook-timeout-ms)' });
-    expect(body.excerpt).toMatch(/^b{5,10}$/);
+    // What came, and no more: how much came within 300 ms depends on how busy the machine is.
+    expect(body.excerpt).toMatch(/^b+$/);
+    expect(body.excerpt?.length).toBeLessThanOrEqual(bodyWritten);
     for (const timer of timers) clearInterval(timer);
     expect(receiver.requests.map((r) => r.body)).toEqual(['head', 'body']); // neither sent again
   });
