@@ -10,7 +10,7 @@ import { ByteRing } from './byte-ring.js';
 import { decode, decodeWithoutBodies, encode } from './codec.js';
 import { type JournalEntry, type JournalSummary, type JournalView, materialize, type RawJournalEntry, summarize } from './entry.js';
 import type { FilteredFields } from './filters.js';
-import { pathWithoutSecrets, redactText, requestTextWithoutSecrets, urlWithoutSecrets } from './redact.js';
+import { PRIVATE_KEY_FIELD, pathWithoutSecrets, redactText, requestTextWithoutSecrets, urlWithoutSecrets } from './redact.js';
 import { checkJournalState, type JournalState } from './state.js';
 
 /** Most bytes one namespace's journal holds (its entries, encoded: bodies, headers and fields). */
@@ -63,7 +63,7 @@ export class Journal implements NamespacePart {
     if (this.capacity <= 0) return;
     // The one secret a response can carry (a generated private key) never waits in memory.
     const responseText =
-      raw.responseMayHoldPrivateKey && raw.responseText.includes('"private_key"') ? redactText(raw.responseText.toString()) : raw.responseText;
+      raw.responseMayHoldPrivateKey && raw.responseText.includes(PRIVATE_KEY_FIELD) ? redactText(raw.responseText.toString()) : raw.responseText;
     // What the client sent loses its secrets now (bearer credentials and JWTs in the path, query and
     // body, private keys), not only when read: the stored entry is what the state export and a shared
     // sandbox's Redis get. A cheap look each when there are none (mayHoldToken).

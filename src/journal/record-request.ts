@@ -10,7 +10,7 @@ import type { Step } from '../http/pipeline.js';
 import type { ScenarioNote } from './entry.js';
 import { JOURNAL, type Journal } from './journal.js';
 import type { PendingJournals } from './pending.js';
-import { MAX_BODY_CHARS, REDACTED, redactText, SECRET_HEADERS } from './redact.js';
+import { MAX_BODY_CHARS, PRIVATE_KEY_FIELD, REDACTED, redactText, SECRET_HEADERS } from './redact.js';
 import { redactTokensInHeader } from './tokens.js';
 
 export { MAX_BODY_CHARS, REDACTED, redactFields } from './redact.js';
@@ -45,7 +45,7 @@ export function noteLostAnswer(call: Call, status: number, body: SentBody): void
   const clipped = clip(body);
   const text = typeof clipped.text === 'string' ? clipped.text : clipped.text.toString('utf8');
   // A generated key pair's answer holds a private key: it never waits in memory.
-  note.lost = { status, text: text.includes('"private_key"') ? redactText(text) : text, length: clipped.length };
+  note.lost = { status, text: text.includes(PRIVATE_KEY_FIELD) ? redactText(text) : text, length: clipped.length };
   call.set(SCENARIO_NOTE, note);
 }
 

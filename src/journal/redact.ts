@@ -95,6 +95,9 @@ export function bodyOf(text: string, contentType: string | null | undefined, len
   return cleanText(text, sentByClient);
 }
 
+/** The field whose value is a private key (a generated key pair's answer): text holding it is redacted before it is kept. */
+export const PRIVATE_KEY_FIELD = '"private_key"';
+
 /**
  * A request body as the journal keeps it (at most MAX_BODY_CHARS of it; `length`: the whole body's),
  * secrets gone: the text itself when a cheap look finds none (almost always), else what bodyOf
@@ -102,7 +105,7 @@ export function bodyOf(text: string, contentType: string | null | undefined, len
  * shows exactly what reading the original did.
  */
 export function requestTextWithoutSecrets(text: string, contentType: string | null, length = text.length): string {
-  if (!mayHoldToken(text) && !text.includes('PRIVATE KEY-----') && !text.includes('"private_key"')) return text;
+  if (!mayHoldToken(text) && !text.includes('PRIVATE KEY-----') && !text.includes(PRIVATE_KEY_FIELD)) return text;
   if (length > MAX_BODY_CHARS) return cleanText(text.slice(0, MAX_BODY_CHARS), true, true);
   if (isJson(contentType)) {
     try {

@@ -1,7 +1,7 @@
 // One comparison, start to end: the call sent to the upstream, its answer compared with the
 // sandbox's by the contract, the result as compare mode keeps it. Runs in the compare worker
 // (compare-worker.ts), off the thread that answers calls.
-import { MAX_BODY_CHARS, redactFields, redactHeaders, redactText } from '../journal/redact.js';
+import { MAX_BODY_CHARS, PRIVATE_KEY_FIELD, redactFields, redactHeaders, redactText } from '../journal/redact.js';
 import { redactTokensInHeader } from '../journal/tokens.js';
 import { endToEnd, textOf, type UpstreamClient, type UpstreamRequest, type UpstreamResult } from './client.js';
 import { type Comparison, type UpstreamSide, withoutAnswer } from './comparisons.js';
@@ -25,8 +25,7 @@ export async function runCompareJob(job: CompareJob, client: UpstreamClient, com
   return compared(job, await client.send(job.request), comparer);
 }
 
-/** A body holding this field has its value redacted before it is kept (as the journal does). */
-const PRIVATE_KEY_FIELD = '"private_key"';
+/** A body holding the private key field has its value redacted before it is kept (as the journal does). */
 const PRIVATE_KEY_BYTES = Buffer.from(PRIVATE_KEY_FIELD);
 
 function compared({ base, sandbox }: CompareJob, result: UpstreamResult, comparer: ContractComparer): ComparedCall {
