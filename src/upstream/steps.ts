@@ -28,19 +28,24 @@ export function answerFromUpstream(upstream: Upstream | null): Step[] {
     {
       name: 'answer from upstream',
       requires: ['operation', 'upstream mode'],
-      async before(call) {
-        if (call.get(MODE_OF_CALL) !== 'record') return;
-        const result = await upstream.client.send(await upstreamRequest(call));
-        if (!result.ok) return upstreamFailure(result.failure, result.message);
-        noteAnsweredByUpstream(call); // the recording is the entries the upstream answered (not the 502/504 above)
-        const text = textOf(result.bytes);
-        if (result.status < 300) upstream.seen.collect(parseJson(text));
-        const headers = endToEnd(result.headers);
-        const noBody = result.status === 204 || result.status === 304 || call.method === 'HEAD';
-        return new Response(noBody ? null : text, { status: result.status, headers });
+      // Not async itself: a step that returns a promise makes every call's answer asynchronous
+      // (pipeline.ts), which in compare mode cost each call the sandbox answers alone.
+      before(call) {
+        if (call.get(MODE_OF_CALL) === 'record') return answeredByUpstream(upstream, call);
       },
     },
   ];
+}
+
+async function answeredByUpstream(upstream: Upstream, call: Call): Promise<Response> {
+  const result = await upstream.client.send(await upstreamRequest(call));
+  if (!result.ok) return upstreamFailure(result.failure, result.message);
+  noteAnsweredByUpstream(call); // the recording is the entries the upstream answered (not the 502/504 above)
+  const text = textOf(result.bytes);
+  if (result.status < 300) upstream.seen.collect(parseJson(text));
+  const headers = endToEnd(result.headers);
+  const noBody = result.status === 204 || result.status === 304 || call.method === 'HEAD';
+  return new Response(noBody ? null : text, { status: result.status, headers });
 }
 
 /** Record mode's answer when the upstream gave none: 502 (unreachable) or 504 (timeout), in the reference's error shape. */

@@ -1,12 +1,16 @@
 // A call answered in compare mode is handed to the compare worker HAND_OVER_DELAY_MS after its
 // answer (its client reads the answer first), calls of that time together; a stop (settled(), then
-// the report) waits for hand-overs still waiting as for comparisons under way. Against a real local
-// upstream and the built compare worker (npm run build).
+// the report) waits for hand-overs still waiting as for comparisons under way. And the calls the
+// sandbox answers itself, with an upstream configured, are answered in the turn they arrive, as
+// without one. Against a real local upstream and the built compare worker (npm run build).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { buildSandbox } from '../../src/sandbox.js';
 import type { CompareJob } from '../../src/upstream/compare-job.js';
 import { HAND_OVER_DELAY_MS, Upstream } from '../../src/upstream/upstream.js';
+import { tokenFor } from '../support/sandbox.js';
 import { card } from './gift-card.js';
 
 const PAGE = JSON.stringify({ items: [card()], limit: 20, next_cursor: null, previous_cursor: null });
@@ -78,5 +82,43 @@ describe('the hand-over of a call to the compare worker', () => {
     upstream.handOverLater(handOver(2, []));
     await upstream.settled();
     expect(upstream.comparisons.outcomes).toEqual({ same: 1, differs: 0, upstream_failed: 0, not_sent: 0 });
+  });
+});
+
+describe('a call the sandbox answers itself, with an upstream configured', () => {
+  // A step that returns a promise makes the pipeline's answer a promise (src/http/pipeline.ts), and
+  // @hono/node-server then writes it on its slower path: record mode's step did so for every call,
+  // and cost compare mode's answers a tenth of their time (bench/compare-overhead.mjs).
+  it('is answered in the turn it arrives in compare mode and off, and by the upstream, later, in record mode', async () => {
+    const deps = await buildSandbox({ logLevel: 'silent', upstream: url, compare: true, upstreamTimeoutMs: 5_000 });
+    const app = createApp(deps);
+    const authorization = `Bearer ${await tokenFor('admin')}`;
+    const get = () => app.fetch(new Request('http://127.0.0.1/gift-cards?limit=1', { headers: { authorization } }));
+    try {
+      const sandboxPage = async (answer: Response | Promise<Response>) => {
+        expect(answer).toBeInstanceOf(Response); // not a promise of one
+        const res = await answer;
+        expect(res.status).toBe(200);
+        return (await res.json()) as { items: Array<{ id: string }> };
+      };
+      // The first call verifies the token (asynchronously, once); and is compared too.
+      await (await get()).arrayBuffer();
+      const compared = await sandboxPage(get());
+      expect(compared.items).toHaveLength(1);
+      expect(compared.items[0].id).not.toBe(card().id); // the sandbox's own card, not the upstream's
+      await deps.upstream?.settled();
+      expect(deps.upstream?.comparisons.outcomes.same).toBe(2); // compared, after the answer
+      deps.upstream?.switchTo('off');
+      expect(await sandboxPage(get())).toEqual(compared);
+      deps.upstream?.switchTo('record');
+      const recorded = get();
+      expect(recorded).toBeInstanceOf(Promise);
+      expect(await (await recorded).json()).toEqual(JSON.parse(PAGE));
+      expect(arrivals).toHaveLength(3); // the comparisons' calls and the recorded one; none when off
+    } finally {
+      await deps.webhooks.close();
+      await deps.upstream?.close();
+      await deps.host.close();
+    }
   });
 });
