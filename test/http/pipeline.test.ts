@@ -1,10 +1,18 @@
 // The API pipeline's semantics, on a small Hono app with recording steps: the order of `before`
 // and `after` parts, answers from a step, errors from anywhere (including after the answer), an
-// Around step, waiting steps, and an answer without a promise when nothing waits.
+// Around step, waiting steps, and an answer without a promise when nothing waits; then the
+// sandbox's own pipeline, which answers a read without a promise in each configuration.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import type { SandboxConfig } from '../../src/config.js';
 import type { SandboxEnv } from '../../src/http/call.js';
 import { pipeline, type Step } from '../../src/http/pipeline.js';
+import { buildSandbox } from '../../src/sandbox.js';
+import { tokenFor, WELL_KNOWN } from '../support/sandbox.js';
 
 type Log = string[];
 
@@ -159,5 +167,37 @@ describe('API pipeline', () => {
     expect(build([validator, matcher])).toThrow("pipeline: step 'check input' requires operation, which no step before it provides ('match' comes after it)");
     expect(build([validator])).toThrow(/^pipeline: step 'check input' requires operation, which no step before it provides$/);
     expect(build([matcher, validator])).not.toThrow();
+  });
+});
+
+describe("the sandbox's own pipeline", () => {
+  // Every step of createApp keeps a call synchronous unless it must wait (a write's commit, record
+  // mode's upstream, a first token): one `async before()` anywhere made every answer go through
+  // @hono/node-server's asynchronous path (issue 38: a tenth of compare mode's cost).
+  const configurations: Array<[string, () => Partial<SandboxConfig>]> = [
+    ['in memory', () => ({})],
+    ['with a data file', () => ({ dataFile: join(mkdtempSync(join(tmpdir(), 'pipeline-sync-')), 'data.json') })],
+    ['checking its answers (--validate-responses)', () => ({ validateResponses: true })],
+    ['with an upstream, off', () => ({ upstream: 'http://127.0.0.1:9' })],
+    ['with an upstream, comparing', () => ({ upstream: 'http://127.0.0.1:9', compare: true, upstreamTimeoutMs: 1_000 })],
+  ];
+
+  it.each(configurations)("answers a read in its own turn %s: a list page, a buyer's payment methods, a flow's rules", async (_name, config) => {
+    const deps = await buildSandbox({ logLevel: 'silent', ...config() });
+    const app = createApp(deps);
+    const authorization = `Bearer ${await tokenFor('admin')}`;
+    const get = (path: string) => app.fetch(new Request(`http://127.0.0.1${path}`, { headers: { authorization } }));
+    try {
+      await (await get('/gift-cards')).arrayBuffer(); // the first call verifies the token, once, asynchronously
+      for (const path of ['/gift-cards?limit=5', `/buyers/payment-methods?buyer_id=${WELL_KNOWN.buyers.default.id}`, '/flows/checkout']) {
+        const answer = get(path);
+        expect(answer, path).toBeInstanceOf(Response);
+        expect((await answer).status, path).toBe(200);
+      }
+    } finally {
+      await deps.webhooks.close();
+      await deps.upstream?.close();
+      await deps.host.close();
+    }
   });
 });
