@@ -12,7 +12,7 @@ import type { SandboxConfig } from '../../src/config.js';
 import type { SandboxEnv } from '../../src/http/call.js';
 import { pipeline, type Step } from '../../src/http/pipeline.js';
 import { buildSandbox } from '../../src/sandbox.js';
-import { tokenFor, WELL_KNOWN } from '../support/sandbox.js';
+import { closeSandbox, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
 
 type Log = string[];
 
@@ -195,9 +195,7 @@ describe("the sandbox's own pipeline", () => {
         expect((await answer).status, path).toBe(200);
       }
     } finally {
-      await deps.webhooks.close();
-      await deps.upstream?.close();
-      await deps.host.close();
+      await closeSandbox(deps);
     }
   });
 });

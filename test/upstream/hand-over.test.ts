@@ -10,7 +10,7 @@ import { createApp } from '../../src/app.js';
 import { buildSandbox } from '../../src/sandbox.js';
 import type { CompareJob } from '../../src/upstream/compare-job.js';
 import { HAND_OVER_DELAY_MS, Upstream } from '../../src/upstream/upstream.js';
-import { tokenFor } from '../support/sandbox.js';
+import { closeSandbox, tokenFor } from '../support/sandbox.js';
 import { card } from './gift-card.js';
 
 const PAGE = JSON.stringify({ items: [card()], limit: 20, next_cursor: null, previous_cursor: null });
@@ -116,9 +116,7 @@ describe('a call the sandbox answers itself, with an upstream configured', () =>
       expect(await (await recorded).json()).toEqual(JSON.parse(PAGE));
       expect(arrivals).toHaveLength(3); // the comparisons' calls and the recorded one; none when off
     } finally {
-      await deps.webhooks.close();
-      await deps.upstream?.close();
-      await deps.host.close();
+      await closeSandbox(deps);
     }
   });
 });
