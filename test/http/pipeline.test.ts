@@ -2,9 +2,9 @@
 // and `after` parts, answers from a step, errors from anywhere (including after the answer), an
 // Around step, waiting steps, and an answer without a promise when nothing waits; then the
 // sandbox's own pipeline, which answers a read without a promise in each configuration.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
@@ -196,6 +196,7 @@ describe("the sandbox's own pipeline", () => {
       }
     } finally {
       await closeSandbox(deps);
+      if (deps.config.dataFile) rmSync(dirname(deps.config.dataFile), { recursive: true, force: true });
     }
   });
 });
