@@ -52,9 +52,15 @@ function runScript(name: string, script: string, env: NodeJS.ProcessEnv = childE
   );
 }
 
-/** The server's first log line: its URL and pid. */
-function listening(dir: string): { url: string; pid: number; launcher?: { pid: number; name: string } } {
-  return JSON.parse(readFileSync(join(project, dir, 'out.log'), 'utf8').split('\n')[0]);
+/**
+ * The server's first log line: its URL and pid. Waited for: the script waited for the banner on
+ * stderr, and the log line on stdout is a write of its own, which a busy machine may deliver later.
+ */
+function listening(dir: string): Promise<{ url: string; pid: number; launcher?: { pid: number; name: string } }> {
+  return waitFor(() => {
+    const [first, rest] = readFileSync(join(project, dir, 'out.log'), 'utf8').split('\n', 2);
+    return rest === undefined ? undefined : JSON.parse(first);
+  }, `the first log line in ${dir}/out.log`);
 }
 
 function portAnswers(url: string): Promise<boolean> {
@@ -109,7 +115,7 @@ describe('a server started through npx by a script', () => {
         ].join('\n'),
       );
       expect(run.code).toBe(0);
-      const { url, pid, launcher } = listening(dir);
+      const { url, pid, launcher } = await listening(dir);
       started.push(pid);
       expect(launcher?.name).toMatch(/^npm/);
       expect(launcher?.pid).not.toBe(pid);
@@ -141,7 +147,7 @@ describe('a server started directly by a script', () => {
     const dir = 'direct';
     const run = await runScript(dir, [`node ${CLI} --port 0 > out.log 2> err.log &`, BANNER_WAIT, 'echo started'].join('\n'), env);
     expect(run).toMatchObject({ code: 0, stdout: 'started\n' });
-    const { url, pid, launcher } = listening(dir);
+    const { url, pid, launcher } = await listening(dir);
     started.push(pid);
     expect(launcher).toBeUndefined();
     // Well past a launcher check, the script's shell gone, it still answers.
