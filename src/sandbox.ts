@@ -105,6 +105,18 @@ export function serveSpec<H extends Record<string, unknown>>(
   return { spec, router: new OperationRouter(spec.operations, servedBy), handlers };
 }
 
+/**
+ * Stops what buildSandbox started, once nothing serves it any more (start.ts, after its servers):
+ * webhook timers and attempts in flight (pending deliveries stay recorded), then the upstream's
+ * comparisons in flight (filed, for the report a stop writes), then pending writes (a shared
+ * sandbox: every namespace written to Redis, its lease released).
+ */
+export async function closeSandbox(deps: SandboxDeps): Promise<void> {
+  await deps.webhooks.close();
+  await deps.upstream?.close();
+  await deps.host.close();
+}
+
 export async function buildSandbox(overrides: Partial<SandboxConfig> = {}, options: { logger?: Logger; seedData?: StoreData } = {}): Promise<SandboxDeps> {
   const config = defaultConfig(overrides);
   assertSafeExposure(config); //                              no open control API off loopback

@@ -14,7 +14,7 @@ import { defaultConfig, type SandboxConfig } from './config.js';
 import type { SandboxEnv } from './http/call.js';
 import { answerClientErrors, sandboxRequestListener } from './http/client-errors.js';
 import { DEFAULT_NAMESPACE } from './namespace/registry.js';
-import { buildSandbox, type SandboxDeps } from './sandbox.js';
+import { buildSandbox, closeSandbox, type SandboxDeps } from './sandbox.js';
 import { closeIdleSessions, secureServerFactory } from './tls/secure-server.js';
 import { mainPortTls, type TlsMaterial, tlsMaterial, usesTls } from './tls/tls-material.js';
 import { watchSources } from './watch/watch-sources.js';
@@ -93,9 +93,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<RunningS
       watcher?.close();
       deps.journalFeed.closeAll(); // open event streams end, so their connections can close
       await Promise.all(servers.map(closeServer));
-      await deps.webhooks.close(); // timers and attempts in flight stop; pending deliveries stay recorded
-      await deps.upstream?.close(); // comparisons in flight filed, for the report a stop writes
-      await deps.host.close(); // pending writes flushed (a shared sandbox: every namespace written to Redis, its lease released)
+      await closeSandbox(deps);
     },
   };
 }

@@ -11,8 +11,8 @@ import { createApp } from '../../src/app.js';
 import type { SandboxConfig } from '../../src/config.js';
 import type { SandboxEnv } from '../../src/http/call.js';
 import { pipeline, type Step } from '../../src/http/pipeline.js';
-import { buildSandbox } from '../../src/sandbox.js';
-import { closeSandbox, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
+import { buildSandbox, closeSandbox } from '../../src/sandbox.js';
+import { tokenFor, WELL_KNOWN } from '../support/sandbox.js';
 
 type Log = string[];
 

@@ -44,16 +44,6 @@ export async function startTestSandbox(overrides: Partial<SandboxConfig> = {}): 
 }
 
 /**
- * Stops what a sandbox built without a server runs (buildSandbox), as a stop does after its
- * servers (src/start.ts): webhook timers, the upstream's comparisons in flight, pending writes.
- */
-export async function closeSandbox(deps: SandboxDeps): Promise<void> {
-  await deps.webhooks.close();
-  await deps.upstream?.close();
-  await deps.host.close();
-}
-
-/**
  * A sandbox for the tests of one describe block (or file): started before them, closed after; `set`
  * is given it once it is up. With `resetBeforeEach`, every test starts from POST /_sandbox/reset.
  */

@@ -7,10 +7,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { buildSandbox } from '../../src/sandbox.js';
+import { buildSandbox, closeSandbox } from '../../src/sandbox.js';
 import type { CompareJob } from '../../src/upstream/compare-job.js';
 import { HAND_OVER_DELAY_MS, Upstream } from '../../src/upstream/upstream.js';
-import { closeSandbox, tokenFor } from '../support/sandbox.js';
+import { tokenFor } from '../support/sandbox.js';
 import { card } from './gift-card.js';
 
 const PAGE = JSON.stringify({ items: [card()], limit: 20, next_cursor: null, previous_cursor: null });
