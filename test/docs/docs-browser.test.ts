@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/logger.js';
 import { type RunningSandbox, startSandbox } from '../../src/start.js';
-import { CHROMIUM, hasChromium, launchChromium } from '../support/browser.js';
+import { CHROMIUM, hasChromium, launchChromium, openPage } from '../support/browser.js';
 
 if (!hasChromium) console.warn(`docs-browser.test.ts: ${CHROMIUM} is absent, the browser test of /docs does not run (apt-get install chromium)`);
 
@@ -34,29 +34,12 @@ describe('the /docs page in Chromium', () => {
     await sandbox?.close();
   });
 
-  /**
-   * Opens a page that may only talk to 127.0.0.1; returns what it tried elsewhere and every console
-   * error, a failed load included. Only requests elsewhere are routed (and aborted).
-   */
+  /** Opens a page that may only talk to 127.0.0.1 (no blob: or data: either), every console error counted, a failed load included. */
   async function openOffline(path: string): Promise<{ page: Page; blocked: string[]; errors: string[] }> {
-    const context = await browser.newContext();
-    const blocked: string[] = [];
-    const errors: string[] = [];
-    await context.route(
-      (url) => url.hostname !== '127.0.0.1',
-      (route) => {
-        blocked.push(route.request().url());
-        return route.abort();
-      },
-    );
-    const page = await context.newPage();
-    page.on('console', (msg) => {
-      if (msg.type() === 'error') errors.push(msg.text());
-    });
-    page.on('pageerror', (err) => errors.push(err.message));
-    const res = await page.goto(`${sandbox.url}${path}`);
+    const opened = await openPage(await browser.newContext(), { allow: (url) => url.hostname === '127.0.0.1', everyConsoleError: true });
+    const res = await opened.page.goto(`${sandbox.url}${path}`);
     expect(res?.status()).toBe(200);
-    return { page, blocked, errors };
+    return opened;
   }
 
   /**

@@ -39,15 +39,20 @@ export const AXE = join(import.meta.dirname, '../../node_modules/axe-core/axe.mi
 const allowed = (url: URL) => url.hostname === '127.0.0.1' || url.protocol === 'blob:' || url.protocol === 'data:';
 
 /**
- * A page that may only talk to 127.0.0.1, collecting what it tried elsewhere and its errors. Only
- * requests elsewhere are routed (and aborted): routing a request bypasses the browser's cache, so
- * a context that goes from page to page would load and compile every script again.
+ * A page that may only talk to 127.0.0.1 (by default also to what it made itself, blob: and data:),
+ * collecting what it tried elsewhere and its errors. Only requests elsewhere are routed (and
+ * aborted): routing a request bypasses the browser's cache, so a context that goes from page to page
+ * would load and compile every script again. A failed load with a 4xx the test provokes on purpose
+ * is not an error, unless `everyConsoleError`.
  */
-export async function openPage(context: BrowserContext): Promise<{ page: Page; blocked: string[]; errors: string[] }> {
+export async function openPage(
+  context: BrowserContext,
+  { allow = allowed, everyConsoleError = false }: { allow?: (url: URL) => boolean; everyConsoleError?: boolean } = {},
+): Promise<{ page: Page; blocked: string[]; errors: string[] }> {
   const blocked: string[] = [];
   const errors: string[] = [];
   await context.route(
-    (url) => !allowed(url),
+    (url) => !allow(url),
     (route) => {
       blocked.push(route.request().url());
       return route.abort();
@@ -56,8 +61,9 @@ export async function openPage(context: BrowserContext): Promise<{ page: Page; b
   const page = await context.newPage();
   page.on('pageerror', (err) => errors.push(err.message));
   page.on('console', (msg) => {
-    // An answer the test provokes on purpose (a 4xx) is logged by Chromium as a failed load: not a page error.
-    if (msg.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(msg.text())) errors.push(msg.text());
+    // Chromium logs an answer the test provokes on purpose (a 4xx) as a failed load: not a page error.
+    const provoked = !everyConsoleError && /Failed to load resource: the server responded with a status of 4\d\d/.test(msg.text());
+    if (msg.type() === 'error' && !provoked) errors.push(msg.text());
   });
   return { page, blocked, errors };
 }
