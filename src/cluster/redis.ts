@@ -90,13 +90,22 @@ local epoch = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], ARGV[1] .. '\\n' .. epoch .. '\\n' .. ARGV[5], 'PX', ARGV[2])
 return {1, epoch, 1, created}`,
   },
-  /** KEYS lease; ARGV holder, ttl -> 1 renewed, 0 another node holds it, -1 it lapsed and nobody holds it. */
-  leaseRenew: {
-    numberOfKeys: 1,
-    lua: `local cur = redis.call('GET', KEYS[1])
-if ${HOLDS} then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-if cur then return 0 end
-return -1`,
+  /**
+   * KEYS the leases of one node; ARGV each one's holder, in the same order, then the ttl -> for each
+   * lease 1 renewed, 0 another node holds it, -1 it lapsed and nobody holds it. One call for many
+   * leases: a node renews every lease it holds three times per --lease-ms, idle namespaces' too.
+   */
+  leaseRenewMany: {
+    numberOfKeys: null,
+    lua: `local ttl = ARGV[#KEYS + 1]
+local out = {}
+for i = 1, #KEYS do
+  local cur = redis.call('GET', KEYS[i])
+  if ${HOLDS.replace('ARGV[1]', 'ARGV[i]')} then redis.call('PEXPIRE', KEYS[i], ttl) out[i] = 1
+  elseif cur then out[i] = 0
+  else out[i] = -1 end
+end
+return out`,
   },
   /** KEYS lease; ARGV holder -> 1 released, 0 not held. */
   leaseRelease: {
@@ -207,12 +216,18 @@ export async function connectRedis(url: string, timeoutMs = 3_000, commandTimeou
     client.disconnect();
     throw new Error(`cannot reach Redis at ${address} (--store): ${(err as Error).message}`);
   }
-  for (const [name, script] of Object.entries(SCRIPTS)) client.defineCommand(name, { numberOfKeys: script.numberOfKeys, lua: script.lua });
+  // A script without a fixed number of keys is given it first (ioredis's way), by run().
+  for (const [name, script] of Object.entries(SCRIPTS)) client.defineCommand(name, { numberOfKeys: script.numberOfKeys ?? undefined, lua: script.lua });
   let up = true;
   return {
     client,
     address,
-    run: (name, keys, args) => (client as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name](...keys, ...args),
+    run: (name, keys, args) =>
+      (client as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name](
+        ...(SCRIPTS[name].numberOfKeys === null ? [keys.length] : []),
+        ...keys,
+        ...args,
+      ),
     async runAfterPush(staging, chunk, name, keys, args) {
       const multi = client.multi();
       if (chunk) multi.rpush(staging, chunk);

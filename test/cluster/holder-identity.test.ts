@@ -44,6 +44,20 @@ describe('the lease scripts', () => {
     expect(await append('nodeX\n2\nbbbbbbbbbbbb', '{"by":"second"}')).toBe(2);
     expect(redisCli(redis, 'lrange', keys.log, '0', '-1')).toBe('{"by":"first"}\n{"by":"second"}');
   });
+
+  it("renew many leases in one call, each only for its own holder: renewed, another's (untouched), lapsed", async () => {
+    const [first, second, theirs, gone] = ['renew-first', 'renew-second', 'renew-theirs', 'renew-gone'].map((name) => nsKeys(name).lease);
+    redisCli(redis, 'set', first, 'nodeX\n1\naaaaaaaaaaaa', 'PX', '1000');
+    redisCli(redis, 'set', second, 'nodeX\n3\naaaaaaaaaaaa', 'PX', '1000'); // this process's too, at another epoch
+    redisCli(redis, 'set', theirs, 'nodeY\n4\ncccccccccccc', 'PX', '1000');
+    redisCli(redis, 'del', gone);
+    const holders = ['nodeX\n1\naaaaaaaaaaaa', 'nodeX\n3\naaaaaaaaaaaa', 'nodeX\n4\naaaaaaaaaaaa', 'nodeX\n2\naaaaaaaaaaaa'];
+    expect(await client.run('leaseRenewMany', [first, second, theirs, gone], [...holders, 60_000])).toEqual([1, 1, 0, -1]);
+    for (const renewed of [first, second]) expect(Number(redisCli(redis, 'pttl', renewed))).toBeGreaterThan(50_000);
+    expect(Number(redisCli(redis, 'pttl', theirs))).toBeLessThanOrEqual(1000); // not this holder's: left to lapse
+    expect(redisCli(redis, 'get', theirs)).toBe('nodeY\n4\ncccccccccccc');
+    expect(redisCli(redis, 'exists', gone)).toBe('0'); // a lapsed lease is not brought back
+  });
 });
 
 describe('a process started under the node id of one that is frozen', () => {
