@@ -460,13 +460,18 @@ export class Ownership {
 
   /** Writes the journal entries and step counters of every namespace used since the last time (a few times a second). */
   async writeVolatileAll(): Promise<void> {
-    for (const owned of [...this.owned.values()]) {
-      if (!owned.touched || owned.lost) continue;
-      owned.touched = false;
-      await this.writeVolatile(owned).catch(() => {
-        owned.touched = true; // next time
-      });
-    }
+    // All at once, not one after another: one at a time, a pass over the namespaces of a busy node
+    // took longer than the interval (p50 0.2-0.6 s, up to 1.7 s under bench:org; at once 30 ms, at
+    // most 0.12 s), so a kill -9 lost more than the 250 ms of journal the docs promise.
+    const due = [...this.owned.values()].filter((owned) => owned.touched && !owned.lost);
+    await Promise.all(
+      due.map((owned) => {
+        owned.touched = false;
+        return this.writeVolatile(owned).catch(() => {
+          owned.touched = true; // next time
+        });
+      }),
+    );
   }
 
   /** `force`: the whole journal now, whatever the budget (a handover, a stop). One write at a time per namespace. */
