@@ -8,7 +8,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/logger.js';
 import { type RunningSandbox, startSandbox } from '../../src/start.js';
@@ -87,20 +87,34 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     browser = await launch();
   }, 60_000);
   afterAll(async () => {
+    await tab?.context.close();
     await browser?.close();
     await sandbox?.close();
     if (process.env.UPDATE_SCREENSHOTS !== '1') rmSync(SHOTS, { recursive: true, force: true });
   });
 
-  /** Opens a console page (its namespace made first, as a test run's first call would). */
+  /**
+   * The tab the tests share, as a tester goes from page to page: a context of its own for each test
+   * cost Chromium about a second more a page (compiling the same scripts again). Each test has its
+   * own namespace; what a page collected is cleared before the next one opens.
+   */
+  let tab: Awaited<ReturnType<typeof openPage>> & { context: BrowserContext };
+
+  /** Opens a console page in the shared tab (its namespace made first, as a test run's first call would). */
   async function open(path: string, viewport = { width: 1280, height: 800 }) {
     const namespace = /^\/ns\/([^/]+)\//.exec(path)?.[1];
     if (namespace) expect((await fetch(`${sandbox.url}/ns/${namespace}/_sandbox/health`)).status).toBe(200);
-    const context = await browser.newContext({ viewport, acceptDownloads: true });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sandbox.url });
-    const opened = await openPage(context);
-    await visit(opened.page, path);
-    return { ...opened, context };
+    if (!tab) {
+      const context = await browser.newContext({ viewport, acceptDownloads: true });
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: sandbox.url });
+      tab = { ...(await openPage(context)), context };
+    } else {
+      await tab.page.setViewportSize(viewport);
+    }
+    tab.blocked.length = 0; // what the pages before it collected
+    tab.errors.length = 0;
+    await visit(tab.page, path);
+    return tab;
   }
 
   /** A console page at `path`, in a tab already open. */
@@ -114,7 +128,7 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     fetch(`${sandbox.url}${path}`, { ...init, headers: { ...auth, 'content-type': 'application/json', ...init.headers } });
 
   it.skipIf(!hasChromium)('shows requests arriving live with status and scenario, their detail, curl, and a HAR export', async () => {
-    const { page, context, blocked, errors } = await open('/ns/live/_sandbox/console');
+    const { page, blocked, errors } = await open('/ns/live/_sandbox/console');
     await page.evaluate(() => ((window as any).notReloaded = true));
     await poll(() => page.textContent('#live-state')).toBe('Live');
     expect((await api(`/ns/live/buyers/payment-methods?buyer_id=${BUYER}`)).status).toBe(200);
@@ -176,11 +190,10 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     expect(har.log.entries.map((e: any) => e.response.status)).toEqual([500, 502, 500]);
     expect(blocked).toEqual([]);
     expect(errors).toEqual([]);
-    await context.close();
   });
 
   it.skipIf(!hasChromium)('moves the clock a day and shows a report execution reaching succeeded', async () => {
-    const { page, context, errors } = await open('/ns/clock/_sandbox/console/clock');
+    const { page, errors } = await open('/ns/clock/_sandbox/console/clock');
     await page.getByLabel('Set to').fill('2026-11-22T10:00:00Z');
     await page.getByLabel('Frozen').check();
     await page.getByRole('button', { name: 'Set', exact: true }).click();
@@ -212,11 +225,10 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     expect(listed.items.filter((e: any) => e.report_id === reportId).map((e: any) => e.status)).toEqual(['succeeded']);
     await shot(page, 'clock');
     expect(errors).toEqual([]);
-    await context.close();
   });
 
   it.skipIf(!hasChromium)('edits a buyer through the records API, with its 400 and 422 shown by the field, and the change seen through the API', async () => {
-    const { page, context, errors } = await open('/ns/records/_sandbox/console/records');
+    const { page, errors } = await open('/ns/records/_sandbox/console/records');
     await page.getByRole('link', { name: /^buyers \d+$/ }).click();
     await page.getByLabel('Search by id or field').fill('display_name:jane');
     await page.getByRole('button', { name: 'Search' }).click();
@@ -252,11 +264,10 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     await poll(() => page.textContent('#record-form [data-errors]')).toMatch(/still name this record in buyer_id/);
     expect((await api(`/ns/records/_sandbox/records/buyers/${BUYER}`)).status).toBe(200);
     expect(errors).toEqual([]);
-    await context.close();
   });
 
   it.skipIf(!hasChromium)('activates a built-in scenario for every merchant account, and mints a token that works', async () => {
-    const { page, context, errors } = await open('/ns/scen/_sandbox/console/scenarios');
+    const { page, errors } = await open('/ns/scen/_sandbox/console/scenarios');
     await page.getByRole('button', { name: 'Activate rate-limited' }).click();
     await poll(() => page.locator('#active-scenarios').textContent()).toContain('For every merchant account: rate-limited');
     expect((await api('/ns/scen/gift-cards')).status).toBe(429);
@@ -284,7 +295,6 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     expect((await fetch(`${sandbox.url}/ns/scen/gift-cards`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(403); // only buyers.write
     await shot(page, 'namespaces');
     expect(errors).toEqual([]);
-    await context.close();
   });
 
   it.skipIf(!hasChromium)(
@@ -345,12 +355,11 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
       expect(await page.locator(`tr[data-scenario="${name}"] td.num`).textContent()).toBe('2 / 1');
       expect(await page.locator('#scenario-counters tbody tr').allTextContents()).toEqual([`${name}default3 of 321`]);
       expect(errors).toEqual([]);
-      await context.close();
     },
   );
 
   it.skipIf(!hasChromium)('writes a definition as JSON, replaces and deletes one, and activates with limits', async () => {
-    const { page, context, errors } = await open('/ns/json/_sandbox/console/scenarios');
+    const { page, errors } = await open('/ns/json/_sandbox/console/scenarios');
     // The other cases, chosen with the keyboard: their fields appear, the JSON follows.
     await page.getByLabel('Answer a status on the Nth call of an operation').focus();
     await page.keyboard.press('ArrowDown');
@@ -420,7 +429,6 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     await poll(() => page.locator('tr[data-scenario="teapot"]').count()).toBe(0);
     expect((await api('/ns/json/_sandbox/scenarios/teapot')).status).toBe(404);
     expect(errors).toEqual([]);
-    await context.close();
   });
 
   it.skipIf(!hasChromium)('subscribes a receiver, sees its delivery with the attempt, and sends it again after the receiver failed', async () => {
@@ -429,7 +437,7 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
       // Seeded subscriptions of other accounts are removed first, but for one the page deletes.
       const seeded = (await (await api('/ns/hooks/_sandbox/records/webhook_subscriptions?limit=100')).json()).items.map((s: { id: string }) => s.id);
       for (const id of seeded.slice(1)) expect((await api(`/ns/hooks/_sandbox/records/webhook_subscriptions/${id}`, { method: 'DELETE' })).status).toBe(204);
-      const { page, context, errors } = await open('/ns/hooks/_sandbox/console/webhooks');
+      const { page, errors } = await open('/ns/hooks/_sandbox/console/webhooks');
       await page.evaluate(() => ((window as any).notReloaded = true));
       await page.getByRole('button', { name: /^Delete the subscription to https:/ }).click();
       await poll(() => page.locator('#subscriptions-table tbody tr').count()).toBe(0);
@@ -499,14 +507,13 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
       const [subscription] = (await (await api('/ns/hooks/_sandbox/records/webhook_subscriptions')).json()).items;
       expect(subscription).toMatchObject({ url: receiver.url, active: false, previous_secret: secret });
       expect(errors).toEqual([]);
-      await context.close();
     } finally {
       await receiver.close();
     }
   });
 
   it.skipIf(!hasChromium)('reads the list again when the live stream comes back after a break: requests recorded meanwhile show', async () => {
-    const { page, context, errors } = await open('/ns/broken/_sandbox/console');
+    const { page, errors } = await open('/ns/broken/_sandbox/console');
     await poll(() => page.textContent('#live-state')).toBe('Live');
     expect((await api('/ns/broken/card-scheme-definitions')).status).toBe(200);
     const rows = page.locator('#request-rows tr');
@@ -516,14 +523,12 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     const released = new Promise<void>((resolve) => (release = resolve));
     let asked = () => {};
     const reconnecting = new Promise<void>((resolve) => (asked = resolve));
-    await page.route(
-      (url) => url.pathname === '/ns/broken/_sandbox/requests/stream',
-      async (route) => {
-        asked();
-        await released;
-        await route.continue();
-      },
-    );
+    const stream = (url: URL) => url.pathname === '/ns/broken/_sandbox/requests/stream';
+    await page.route(stream, async (route) => {
+      asked();
+      await released;
+      await route.continue();
+    });
     sandbox.deps.journalFeed.closeAll();
     await poll(() => page.textContent('#live-state')).toMatch(/^Not live \(the stream ended\); retrying…$/);
     await reconnecting;
@@ -535,7 +540,7 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     expect((await api(`/ns/broken/buyers/payment-methods?buyer_id=${BUYER}`)).status).toBe(200); // and live again after
     await poll(() => rows.count()).toBe(4);
     expect(errors).toEqual([]);
-    await context.close();
+    await page.unroute(stream); // the tab goes on to other pages
   });
 
   it.skipIf(!hasChromium)('resets a namespace with its journal and drops one, each after a confirm step, as the API then shows', async () => {
@@ -543,7 +548,7 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     const displayName = async () => (await (await api(`/ns/doomed/_sandbox/records/buyers/${BUYER}`)).json()).display_name;
     expect((await api(`/ns/doomed/buyers/${BUYER}`, { method: 'PUT', body: JSON.stringify({ display_name: 'Changed in the test' }) })).status).toBe(200);
     expect((await namespace('doomed')).journal_size).toBe(1);
-    const { page, context, errors } = await open('/_sandbox/console/namespaces');
+    const { page, errors } = await open('/_sandbox/console/namespaces');
     const row = page.locator('#namespaces-table tr[data-namespace="doomed"]');
     await row.waitFor();
 
@@ -574,13 +579,12 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     expect(await namespace('doomed')).toBeUndefined();
     expect(await page.locator('#namespaces-table tr[data-namespace="default"]').getByRole('button', { name: /^Drop/ }).count()).toBe(0);
     expect(errors).toEqual([]);
-    await context.close();
   });
 
   // axe-core's WCAG 2.1 A/AA rules on every page, at a desktop's width and a phone's, filled and
   // with query strings: phone-browser.test.ts.
   it.skipIf(!hasChromium)('is used with Tab and Enter', async () => {
-    const { page, context } = await open('/ns/a11y/_sandbox/console/clock');
+    const { page } = await open('/ns/a11y/_sandbox/console/clock');
     const focusOrder: string[] = [];
     for (let i = 0; i < 11; i++) {
       await page.keyboard.press('Tab');
@@ -604,19 +608,17 @@ describe('the console in Chromium', { timeout: 90_000 }, () => {
     await poll(() => page.textContent('#status')).toBe('Clock moved: advance 1 minute.');
     await poll(() => page.textContent('#clock-now')).not.toBe(before);
     await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Advance 1 minute'); // the focus stays on the control
-    await context.close();
   });
 
   it.skipIf(!hasChromium)('fits a narrow window without scrolling sideways', async () => {
     // One tab going from page to page, as a tester does (a context for each costs a second a page).
-    const { page, context } = await open('/ns/narrow/_sandbox/console/requests', { width: 400, height: 800 });
+    const { page } = await open('/ns/narrow/_sandbox/console/requests', { width: 400, height: 800 });
     for (const slug of ['requests', 'clock', 'records?collection=buyers', 'namespaces', 'scenarios', 'webhooks', 'approvals']) {
       if (slug !== 'requests') await visit(page, `/ns/narrow/_sandbox/console/${slug}`);
       const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, window: window.innerWidth }));
       expect(widths.page, slug).toBeLessThanOrEqual(widths.window);
       if (slug === 'requests') await page.screenshot({ path: join(SHOTS, 'console-narrow.png') });
     }
-    await context.close();
   });
 });
 
