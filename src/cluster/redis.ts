@@ -60,8 +60,8 @@ if cur ~= ARGV[1] then
   {{before}}return redis.error_reply(cur and 'FENCED: another node holds the lease' or 'FENCED: LAPSED, nobody holds the lease')
 end`;
 const CHECK_LEASE = FENCE.replace('{{before}}', '');
-/** Whether the lease is the caller's (broken on purpose: whoever's it is, while it lives). */
-const HOLDS = fenceBroken ? 'cur' : 'cur == ARGV[1]';
+/** Whether the i-th lease renewed is the caller's (broken on purpose: whoever's it is, while it lives). */
+const HOLDS = fenceBroken ? 'cur' : 'cur == ARGV[i]';
 
 /** The scripts, defined on a connection as commands (ioredis sends EVALSHA, EVAL on a miss). */
 const SCRIPTS = {
@@ -101,7 +101,7 @@ return {1, epoch, 1, created}`,
 local out = {}
 for i = 1, #KEYS do
   local cur = redis.call('GET', KEYS[i])
-  if ${HOLDS.replace('ARGV[1]', 'ARGV[i]')} then redis.call('PEXPIRE', KEYS[i], ttl) out[i] = 1
+  if ${HOLDS} then redis.call('PEXPIRE', KEYS[i], ttl) out[i] = 1
   elseif cur then out[i] = 0
   else out[i] = -1 end
 end
