@@ -127,10 +127,17 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
+/** redis-server ended before it answered, with what it printed. */
+class RedisExited extends Error {
+  constructor(output: string) {
+    super(`redis-server exited before answering: ${output.trim().split('\n').slice(-3).join(' | ')}`);
+  }
+}
+
 export async function startRedis(host: Host = LOOPBACK): Promise<RedisServer> {
   const program = requireProgram('redis-server', 'redis-server');
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-redis-'));
-  const port = host.netns ? 6379 : await freePort();
+  let port = host.netns ? 6379 : await freePort();
   let current: Proc;
   const launch = async () => {
     current = run(
@@ -138,11 +145,29 @@ export async function startRedis(host: Host = LOOPBACK): Promise<RedisServer> {
       ['--port', String(port), '--bind', host.address, '--protected-mode', 'no', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''],
       host,
     );
-    await waitFor(`redis-server on ${port}`, async () =>
-      spawnSync('redis-cli', ['-h', host.address, '-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.trim() === 'PONG' ? true : undefined,
-    );
+    const started = current;
+    const closed = new Promise((resolve) => started.proc.once('close', resolve)); // its output read to the end
+    const state = await waitFor(`redis-server on ${port}`, async () => {
+      if (started.proc.exitCode !== null || started.proc.signalCode !== null) return 'exited';
+      return spawnSync('redis-cli', ['-h', host.address, '-p', String(port), 'ping'], { encoding: 'utf8', timeout: 2_000 }).stdout.trim() === 'PONG'
+        ? 'up'
+        : undefined;
+    });
+    if (state === 'exited') {
+      await closed;
+      throw new RedisExited(started.output());
+    }
   };
-  await launch();
+  // A free port may be taken by another test's process before redis-server binds it: another port then.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await launch();
+      break;
+    } catch (err) {
+      if (host.netns || attempt === 3 || !(err instanceof RedisExited) || !err.message.includes('Address already in use')) throw err;
+      port = await freePort();
+    }
+  }
   return {
     host: host.address,
     port,
