@@ -70,6 +70,14 @@ async function registryOf(deps: AdminDeps): Promise<Registry> {
       () => Object.entries(host().leaseChanges).map(([change, value]) => ({ labels: { change }, value })),
     ),
   );
+  metric(
+    collected(
+      'payments_sandbox_lease_renewals_total',
+      "Leases this node's renewal calls renewed, found taken by another node, or found lapsed (a failed call is a store failure).",
+      'counter',
+      () => Object.entries(host().leaseRenewals).map(([result, value]) => ({ labels: { result }, value })),
+    ),
+  );
   const upstream = deps.upstream;
   if (upstream) {
     metric(

@@ -231,6 +231,7 @@ export class Cluster implements NamespaceHost {
       storeRoundTrips: this.ownership.counters.roundTrips,
       storeFailures: this.ownership.counters.failures,
       leaseChanges: { ...this.ownership.leaseChanges },
+      leaseRenewals: { ...this.ownership.renewals },
     };
   }
 

@@ -65,6 +65,8 @@ export class Ownership {
   readonly owned = new Map<string, Owned>();
   readonly counters: StoreCounters = { roundTrips: 0, failures: 0 };
   readonly leaseChanges = { acquired: 0, released: 0, lost: 0 };
+  /** What the renewal calls' answers said of each lease: still this node's, taken by another node, lapsed (a failed call counts in `counters.failures`). */
+  readonly renewals = { renewed: 0, taken: 0, lapsed: 0 };
   private registry!: NamespaceRegistry;
   private readonly acquiring = new Map<string, Promise<void>>();
   private readonly waiting = new Map<string, Set<() => void>>();
@@ -331,9 +333,16 @@ export class Ownership {
       if (reply.status === 'rejected') return;
       const renewed = reply.value as number[];
       chunks[c].forEach((o, i) => {
-        if (renewed[i] === 1) o.deadline = sentAt + this.options.leaseMs - this.margin;
-        else if (renewed[i] === 0) this.lose(o, 'its lease lapsed and another node holds it now (this node was paused or cut off from Redis)');
-        else if (renewed[i] === -1) this.lose(o, this.lapsed());
+        if (renewed[i] === 1) {
+          o.deadline = sentAt + this.options.leaseMs - this.margin;
+          this.renewals.renewed++;
+        } else if (renewed[i] === 0) {
+          this.renewals.taken++;
+          this.lose(o, 'its lease lapsed and another node holds it now (this node was paused or cut off from Redis)');
+        } else if (renewed[i] === -1) {
+          this.renewals.lapsed++;
+          this.lose(o, this.lapsed());
+        }
       });
     });
   }

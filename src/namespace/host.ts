@@ -52,7 +52,13 @@ export interface NamespaceHost {
   /** Whether this process can serve (`ready` false: 503), where it keeps records, which namespaces it owns (shared only). */
   health(): { ready: boolean; store: HostStore; owned: string[] | null };
   /** Gauges and counters for GET /_sandbox/metrics. */
-  metrics(): { held: number; storeRoundTrips: number; storeFailures: number; leaseChanges: Record<'acquired' | 'released' | 'lost', number> };
+  metrics(): {
+    held: number;
+    storeRoundTrips: number;
+    storeFailures: number;
+    leaseChanges: Record<'acquired' | 'released' | 'lost', number>;
+    leaseRenewals: Record<'renewed' | 'taken' | 'lapsed', number>;
+  };
   /** Once listening under `nodeId` at `url`: a shared sandbox joins the others. */
   start(nodeId: string, url: string): Promise<void>;
   /** Before a graceful stop: a shared sandbox's node says it is stopping and serves on until the proxy stops sending. */

@@ -62,7 +62,13 @@ export class LocalHost implements NamespaceHost {
   }
 
   metrics() {
-    return { held: this.registry.count + 1, storeRoundTrips: 0, storeFailures: 0, leaseChanges: { acquired: 0, released: 0, lost: 0 } };
+    return {
+      held: this.registry.count + 1,
+      storeRoundTrips: 0,
+      storeFailures: 0,
+      leaseChanges: { acquired: 0, released: 0, lost: 0 },
+      leaseRenewals: { renewed: 0, taken: 0, lapsed: 0 },
+    };
   }
 
   async start(): Promise<void> {}

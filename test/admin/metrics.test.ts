@@ -60,6 +60,7 @@ describe('GET /_sandbox/metrics', () => {
     expect(text).toContain('payments_sandbox_namespaces 1');
     expect(text).toContain('payments_sandbox_store_round_trips_total 0');
     expect(text).toContain('payments_sandbox_lease_changes_total{change="acquired"} 0');
+    for (const result of ['renewed', 'taken', 'lapsed']) expect(text).toContain(`payments_sandbox_lease_renewals_total{result="${result}"} 0`);
     expect(text).toMatch(/payments_sandbox_process_cpu_seconds_total \d/);
     // Buckets are cumulative: each at least the one before it.
     const buckets = [...text.matchAll(/payments_sandbox_request_duration_seconds_bucket\{operation="listConnections",status="200",le="([^"]+)"\} (\d+)/g)].map(

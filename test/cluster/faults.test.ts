@@ -31,7 +31,9 @@ async function clockOf(node: SandboxNode, ns: string): Promise<{ status: number;
   return { status: res.status, now: body.now, frozen: body.frozen, node: res.headers.get('x-sandbox-node') };
 }
 
-async function metrics(node: SandboxNode): Promise<{ owned: number; roundTrips: number; acquired: number; released: number }> {
+async function metrics(
+  node: SandboxNode,
+): Promise<{ owned: number; roundTrips: number; acquired: number; released: number; renewed: number; taken: number; lapsed: number }> {
   const text = await (await fetch(`${node.url}/_sandbox/metrics`)).text();
   const value = (re: RegExp) => {
     const match = re.exec(text);
@@ -43,6 +45,9 @@ async function metrics(node: SandboxNode): Promise<{ owned: number; roundTrips: 
     roundTrips: value(/^payments_sandbox_store_round_trips_total (\d+)$/m),
     acquired: value(/^payments_sandbox_lease_changes_total\{change="acquired"\} (\d+)$/m),
     released: value(/^payments_sandbox_lease_changes_total\{change="released"\} (\d+)$/m),
+    renewed: value(/^payments_sandbox_lease_renewals_total\{result="renewed"\} (\d+)$/m),
+    taken: value(/^payments_sandbox_lease_renewals_total\{result="taken"\} (\d+)$/m),
+    lapsed: value(/^payments_sandbox_lease_renewals_total\{result="lapsed"\} (\d+)$/m),
   };
 }
 
@@ -57,7 +62,7 @@ function logLines(text: string): string[] {
 }
 
 describe('a shared sandbox under faults', () => {
-  it('counts the namespaces a node owns, its store round trips and its lease changes', async () => {
+  it('counts the namespaces a node owns, its store round trips, its lease changes and renewals', async () => {
     const before = await metrics(a);
     for (const ns of ['metered-1', 'metered-2']) {
       const put = await fetch(`${a.url}/ns/${ns}/buyers/${BUYER}`, { method: 'PUT', headers: auth, body: JSON.stringify({ display_name: ns }) });
@@ -68,6 +73,12 @@ describe('a shared sandbox under faults', () => {
     expect(after.owned).toBe(before.owned + 2);
     expect(after.acquired).toBe(before.acquired + 2);
     expect(after.roundTrips).toBeGreaterThanOrEqual(before.roundTrips + 4); // a lease and a write each, at least
+    // Renewed in the background (every third of the lease), every lease it holds in each call; none found taken or lapsed.
+    const renewed = await waitFor('a renewal of every lease node1 holds', async () => {
+      const now = await metrics(a);
+      return now.renewed >= after.renewed + after.owned ? now : undefined;
+    });
+    expect([renewed.taken, renewed.lapsed]).toEqual([before.taken, before.lapsed]);
     // Handed over to node2: one fewer here, one released; one more there.
     const bBefore = await metrics(b);
     const moved = await fetch(`${b.url}/ns/metered-1/connections`, { headers: auth });

@@ -48,43 +48,59 @@ function parseLease(value: string | null): Lease | null {
   return { node, epoch: Number(epoch) };
 }
 
-/** Numbered writes on each namespace through `base`, recorded in `ops`, until stopped. */
+/** A namespace's lease in Redis; null when nobody holds it, or when unread (Redis degraded: no evidence either way). */
+function leaseOf(redis: RedisClient, ns: string): Promise<Lease | null> {
+  return redis.get(`payments-sandbox:ns:${ns}:lease`).then(parseLease, () => null);
+}
+
+/** The number the next write of `ns` takes: numbers go on from the writes already in the history (a value names one write). */
+export function nextNumber(ops: Op[], ns: string): number {
+  return Math.max(0, ...ops.filter((op) => op.ns === ns).map((op) => op.n)) + 1;
+}
+
+/**
+ * Write number `n` of `ns`, sent to `target` (the proxy, or one node straight), recorded in `ops`
+ * with its answer and the lease read just before and just after it.
+ */
+export async function sendWrite(target: string, redis: RedisClient, ns: string, n: number, headers: Record<string, string>, ops: Op[]): Promise<Op> {
+  const kind = n % 2 === 0 ? 'update' : 'create';
+  const value = `w${n}`;
+  const before = await leaseOf(redis, ns);
+  const start = performance.now();
+  const url = kind === 'update' ? `${target}/ns/${ns}/buyers/${BUYER}` : `${target}/ns/${ns}/_sandbox/records/buyers`;
+  const op: Op = { ns, n, kind, value, start, end: 0, status: 0, node: null, before, after: null, epoch: null };
+  ops.push(op);
+  try {
+    const res = await fetch(url, {
+      method: kind === 'update' ? 'PUT' : 'POST',
+      headers,
+      body: JSON.stringify({ display_name: value }),
+      signal: AbortSignal.timeout(WRITE_TIMEOUT_MS),
+    });
+    const body = (await res.json().catch(() => null)) as { id?: string } | null;
+    op.end = performance.now();
+    op.status = res.status;
+    op.node = res.headers.get('x-sandbox-node');
+    if (kind === 'create' && body?.id) op.id = body.id;
+  } catch {
+    op.end = performance.now(); // no answer: sent, not acknowledged
+    return op;
+  }
+  op.after = await leaseOf(redis, ns);
+  op.epoch = [op.after, op.before].find((l) => l && l.node === op.node)?.epoch ?? null;
+  return op;
+}
+
+/** Numbered writes on each namespace through the proxy, one at a time per namespace, recorded in `ops`, until stopped. */
 export function startWriters(proxyUrl: string, redis: RedisClient, names: string[], headers: Record<string, string>, ops: Op[]): () => Promise<void> {
   let running = true;
-  const lease = (ns: string) => redis.get(`payments-sandbox:ns:${ns}:lease`).then(parseLease, () => null); // unread (Redis degraded): no evidence either way
-  // Numbers go on from the writes already in the history (earlier rounds): a value names one write.
-  const counters = new Map(names.map((ns) => [ns, Math.max(0, ...ops.filter((op) => op.ns === ns).map((op) => op.n))]));
-  const writeOnce = async (ns: string) => {
-    const n = (counters.get(ns) as number) + 1;
-    counters.set(ns, n);
-    const kind = n % 2 === 0 ? 'update' : 'create';
-    const value = `w${n}`;
-    const before = await lease(ns);
-    const start = performance.now();
-    const url = kind === 'update' ? `${proxyUrl}/ns/${ns}/buyers/${BUYER}` : `${proxyUrl}/ns/${ns}/_sandbox/records/buyers`;
-    const op: Op = { ns, n, kind, value, start, end: 0, status: 0, node: null, before, after: null, epoch: null };
-    ops.push(op);
-    try {
-      const res = await fetch(url, {
-        method: kind === 'update' ? 'PUT' : 'POST',
-        headers,
-        body: JSON.stringify({ display_name: value }),
-        signal: AbortSignal.timeout(WRITE_TIMEOUT_MS),
-      });
-      const body = (await res.json().catch(() => null)) as { id?: string } | null;
-      op.end = performance.now();
-      op.status = res.status;
-      op.node = res.headers.get('x-sandbox-node');
-      if (kind === 'create' && body?.id) op.id = body.id;
-    } catch {
-      op.end = performance.now(); // no answer: sent, not acknowledged
-      return;
-    }
-    op.after = await lease(ns);
-    op.epoch = [op.after, op.before].find((l) => l && l.node === op.node)?.epoch ?? null;
-  };
+  const counters = new Map(names.map((ns) => [ns, nextNumber(ops, ns) - 1]));
   const writers = names.map(async (ns) => {
-    while (running) await writeOnce(ns);
+    while (running) {
+      const n = (counters.get(ns) as number) + 1;
+      counters.set(ns, n);
+      await sendWrite(proxyUrl, redis, ns, n, headers, ops);
+    }
   });
   return async () => {
     running = false;
