@@ -14,7 +14,6 @@ import {
   type RedisServer,
   redisCli,
   type SandboxNode,
-  sleep,
   startCluster,
   startNode,
   stopCluster,
@@ -254,7 +253,12 @@ describe('a shared sandbox behind HAProxy', () => {
         victim.signal('SIGKILL');
         killed = true;
         await victim.exited;
-        await sleep(LEASE_MS + 1500); // its namespaces lapse and move; writes go on
+        // Its namespaces lapse and move: writes go on, acknowledged by the others.
+        await waitFor(
+          'two more writes acknowledged in every namespace after the kill',
+          async () => (names.every((ns) => (acked.get(ns) as string[]).length >= (ackedBeforeKill.get(ns) as string[]).length + 2) ? true : undefined),
+          LEASE_MS + 30_000,
+        );
         running = false;
         await Promise.all(writers);
         expect(killed).toBe(true);

@@ -184,7 +184,16 @@ describe('a shared sandbox under faults', () => {
     expect(put.status).toBe(200);
     await put.arrayBuffer();
     await redis.kill();
-    await sleep(LEASE_MS + 500); // the lease lapses by node1's clock while it cannot renew it
+    // The lease lapses by node1's clock while it cannot renew it: its reads answer 503 from then on.
+    await waitFor(
+      `node1's lease of ${ns} lapsing while Redis is away`,
+      async () => {
+        const res = await fetch(`${a.url}/ns/${ns}/connections`, { headers: auth });
+        await res.arrayBuffer();
+        return res.status === 503 ? true : undefined;
+      },
+      LEASE_MS + 5_000,
+    );
     await redis.restartEmpty(); // same epoch again for the namespace's next lease: it is not the one node1 held
     const written = await waitFor('a write after Redis is back, empty', async () => {
       const res = await fetch(`${a.url}/ns/${ns}/buyers/${BUYER}`, { method: 'PUT', headers: auth, body: JSON.stringify({ display_name: 'after' }) });

@@ -44,6 +44,7 @@ async function metric(node: SandboxNode, line: RegExp): Promise<number> {
 
 const ACQUIRED = /^payments_sandbox_lease_changes_total\{change="acquired"\} (\d+)$/m;
 const RELEASED = /^payments_sandbox_lease_changes_total\{change="released"\} (\d+)$/m;
+const RENEWED = /^payments_sandbox_lease_renewals_total\{result="renewed"\} (\d+)$/m;
 
 async function namespaceNames(node: SandboxNode): Promise<string[]> {
   const res = await fetch(`${node.url}/_sandbox/namespaces`, { headers: admin });
@@ -104,8 +105,12 @@ describe('what takes a lease in a shared sandbox', () => {
     expect(clock.status).toBe(200);
     await clock.arrayBuffer();
     expect(await owned(a)).toEqual(['made', 'made-by-control']);
-    // Renewed: still held well past a lease.
-    await new Promise((resolve) => setTimeout(resolve, LEASE_MS * 2));
+    // Renewed: still held past the first lease's end, after renewals (every third of a lease) that say so.
+    const leasedAt = performance.now();
+    const renewedBefore = await metric(a, RENEWED);
+    await waitFor('renewals of both leases past the first lease', async () =>
+      performance.now() - leasedAt > LEASE_MS * 1.2 && (await metric(a, RENEWED)) >= renewedBefore + 6 ? true : undefined,
+    );
     expect(redisCli(redis, 'get', 'payments-sandbox:ns:made:lease')).toMatch(/^node1\n1\n[0-9a-f]{12}$/);
     expect(Number(redisCli(redis, 'pttl', 'payments-sandbox:ns:made-by-control:lease'))).toBeGreaterThan(0);
   });

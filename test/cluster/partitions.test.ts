@@ -17,7 +17,8 @@
 // (e) again: the check must report the owner's write acknowledged under the other node's lease.
 //
 // Needs root, ip, tc and nft: without them it is skipped with one line (under CI=true it fails).
-// One round in npm test; PARTITION_ROUNDS=20 runs twenty (docs/shared-sandbox-durability.md).
+// npm run test:partitions runs one round and the broken-fence case (.ci/run runs it; npm test does
+// not); PARTITION_ROUNDS=20 runs twenty rounds (docs/shared-sandbox-durability.md).
 import { Redis as RedisClient } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROKEN_FENCE_SWITCH } from '../../src/cluster/redis.js';
