@@ -12,6 +12,8 @@ export default defineConfig({
     // The container image's tests build and run images (minutes): npm run test:container runs them.
     exclude: ['test/container/**', '**/node_modules/**'],
     testTimeout: 20_000,
+    // Every test file's temporary folders (test/support/temp-dir.ts) removed once it has ended.
+    setupFiles: ['test/support/temp-dir.setup.ts'],
     hookTimeout: 30_000,
     // Two cores: keep worker count small so child-process tests are not starved.
     maxWorkers: 2,

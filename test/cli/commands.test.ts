@@ -1,6 +1,6 @@
 // The CLI as a child process: --help, usage errors (one line, exit 2), and `token`, whose output
 // the running sandbox accepts.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { START_OPTIONS } from '../../src/cli/options.js';
+import { tempDir } from '../support/temp-dir.js';
 import { cliToken, ensureBuilt, ROOT, type RunningCli, runCli, startCli } from './support/cli.js';
 
 beforeAll(ensureBuilt, 180_000);
@@ -49,7 +50,7 @@ describe('payments-sandbox --version', () => {
 });
 
 describe('usage errors', () => {
-  const cwd = mkdtempSync(join(tmpdir(), 'sandbox-cli-'));
+  const cwd = tempDir('sandbox-cli-');
   writeFileSync(join(cwd, 'broken.json'), '{ "seed": ');
   writeFileSync(join(cwd, 'typo.json'), JSON.stringify({ seeed: 1 }));
 
@@ -103,7 +104,7 @@ describe('usage errors', () => {
   });
 
   it('exits 1 naming the file when a fixtures file is broken at boot', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbox-fx-'));
+    const dir = tempDir('sandbox-fx-');
     writeFileSync(join(dir, 'buyers.json'), JSON.stringify([{ display_name: 'no id' }]));
     const result = await runCli(['--port', '0', '--fixtures-dir', dir]);
     expect(result.code).toBe(1);

@@ -1,11 +1,11 @@
 // `payments-sandbox start` as a child process: the banner, option precedence seen through the
 // running server, and graceful shutdown (exit 0, data file flushed, one-line summary).
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WELL_KNOWN } from '../../fixtures/well-known.js';
 import { shutdownSummary } from '../../src/cli/start-command.js';
+import { tempDir } from '../support/temp-dir.js';
 import { cliToken, ensureBuilt, ROOT, type RunningCli, startCli } from './support/cli.js';
 
 beforeAll(ensureBuilt, 180_000);
@@ -74,7 +74,7 @@ describe('start-up banner', () => {
   });
 
   it('warns loudly when auth is off and names the data file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbox-banner-'));
+    const dir = tempDir('sandbox-banner-');
     running = await startCli(['--port', '0', '--auth', 'none', '--data-file', join(dir, 'db.json'), '--watch']);
     expect(row(running, 'auth')).toBe('none: no token needed');
     expect(row(running, 'state')).toBe(`data file ${join(dir, 'db.json')} (every change logged before its answer, fsync batch)`);
@@ -101,7 +101,7 @@ describe('start-up banner', () => {
 
 describe('option precedence through the running server', () => {
   it('takes flag over env over config file, and reads the file from the cwd', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'sandbox-conf-'));
+    const cwd = tempDir('sandbox-conf-');
     writeFileSync(join(cwd, 'sandbox.config.json'), JSON.stringify({ seed: 11, logLevel: 'error', auth: 'none', port: 0 }));
     running = await startCli(['--log-level', 'debug'], { cwd, env: { SANDBOX_SEED: '22', SANDBOX_LOG_LEVEL: 'warn' } });
     expect(row(running, 'seed')).toBe('22 (the same seed gives the same data)'); // env > file
@@ -138,7 +138,7 @@ describe('graceful shutdown', () => {
   const buyerId = WELL_KNOWN.buyers.default.id;
 
   it.each(['SIGTERM', 'SIGINT'] as const)('on %s flushes the data file, prints a summary and exits 0', async (signal) => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbox-stop-'));
+    const dir = tempDir('sandbox-stop-');
     const dataFile = join(dir, 'state.json');
     running = await startCli(['--port', '0', '--data-file', dataFile]);
     const token = await cliToken();
@@ -167,7 +167,7 @@ describe('graceful shutdown', () => {
   });
 
   it('keeps the flushed state on the next start from the same data file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbox-restart-'));
+    const dir = tempDir('sandbox-restart-');
     const dataFile = join(dir, 'state.json');
     running = await startCli(['--port', '0', '--data-file', dataFile, '--auth', 'none']);
     await fetch(`${running.url}/buyers/${buyerId}`, {

@@ -1,12 +1,12 @@
 // Helpers shared by the scenario and clock tests.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestSandbox } from '../support/sandbox.js';
+import { tempDir } from '../support/temp-dir.js';
 
 /** A temporary scenario folder holding these files (name -> text). */
 export function scenarioDir(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'sandbox-scenarios-'));
+  const dir = tempDir('sandbox-scenarios-');
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return dir;
 }

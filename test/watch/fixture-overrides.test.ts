@@ -1,6 +1,5 @@
 // The fixtures-folder loader (shape checks, merge by id) and the debounced folder watcher.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildFixtures } from '../../fixtures/build-fixtures.js';
@@ -8,9 +7,10 @@ import { WELL_KNOWN } from '../../fixtures/well-known.js';
 import { applyFixtureOverrides, collectionOfFile, FixtureSource, loadFixtureOverrides, parseFixtureFile } from '../../src/store/fixture-overrides.js';
 import { watchFolder } from '../../src/watch/watch-folder.js';
 import { waitFor } from '../cli/support/cli.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const folder = (files: Record<string, string>) => {
-  const dir = mkdtempSync(join(tmpdir(), 'sandbox-fx-'));
+  const dir = tempDir('sandbox-fx-');
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return dir;
 };

@@ -1,17 +1,17 @@
 // --watch with --fixtures-dir, through the CLI: an edit of a fixtures file shows after the next
 // reset without a restart; a broken edit is logged and ignored, keeping the last good version.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WELL_KNOWN } from '../../fixtures/well-known.js';
 import { ensureBuilt, type RunningCli, startCli, waitFor } from '../cli/support/cli.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const buyerId = WELL_KNOWN.buyers.default.id;
 const extraId = 'b9999999-0000-4000-8000-000000000001';
 
 describe('hot reload of fixtures', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sandbox-watch-'));
+  const dir = tempDir('sandbox-watch-');
   const buyersFile = join(dir, 'buyers.json');
   let cli: RunningCli;
 

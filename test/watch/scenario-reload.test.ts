@@ -1,17 +1,17 @@
 // --watch with --scenarios-dir, through the CLI (GET /gift-cards declares 500, 502 and 504): an
 // edited scenario file answers the next request without a restart, active scenarios stay active,
 // and a broken edit is logged and ignored.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, type RunningCli, startCli, waitFor } from '../cli/support/cli.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const scenario = (status: number, name = 'custom') =>
   `name: ${name}\ndescription: Answers ${status}.\noperations: "*"\nsteps:\n  - respond: { status: ${status} }\n`;
 
 describe('hot reload of scenario files', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sandbox-scn-'));
+  const dir = tempDir('sandbox-scn-');
   let cli: RunningCli;
 
   beforeAll(async () => {

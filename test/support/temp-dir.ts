@@ -1,0 +1,20 @@
+// The tests' temporary folders: made in the system's temp folder, each removed once the test file
+// that made it has ended (temp-dir.setup.ts, a setup file of every test file, removes them after the
+// file's own hooks have stopped what used them), so that a run leaves nothing behind in /tmp.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const made: string[] = [];
+
+/** A new empty folder, `<prefix>` and six random characters, removed after this test file. */
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/** Removes every folder tempDir made until now. */
+export function removeTempDirs(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
