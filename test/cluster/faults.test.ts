@@ -5,7 +5,7 @@
 // namespace again from the fixtures, on the node that held it and on the next.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, tokenFor, WELL_KNOWN } from '../support/sandbox.js';
-import { LEASE_MS, type RedisServer, type SandboxNode, sleep, startNode, startRedis, waitFor } from './support.js';
+import { LEASE_MS, type RedisServer, readMetrics, type SandboxNode, sleep, startNode, startRedis, waitFor } from './support.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 let redis: RedisServer;
@@ -34,12 +34,7 @@ async function clockOf(node: SandboxNode, ns: string): Promise<{ status: number;
 async function metrics(
   node: SandboxNode,
 ): Promise<{ owned: number; roundTrips: number; acquired: number; released: number; renewed: number; taken: number; lapsed: number }> {
-  const text = await (await fetch(`${node.url}/_sandbox/metrics`)).text();
-  const value = (re: RegExp) => {
-    const match = re.exec(text);
-    if (!match) throw new Error(`no ${re} in the metrics`);
-    return Number(match[1]);
-  };
+  const value = await readMetrics(node);
   return {
     owned: value(/^payments_sandbox_namespaces (\d+)$/m),
     roundTrips: value(/^payments_sandbox_store_round_trips_total (\d+)$/m),
@@ -49,6 +44,20 @@ async function metrics(
     taken: value(/^payments_sandbox_lease_renewals_total\{result="taken"\} (\d+)$/m),
     lapsed: value(/^payments_sandbox_lease_renewals_total\{result="lapsed"\} (\d+)$/m),
   };
+}
+
+/** node1's first answer 503 to a read of `ns` once its lease lapsed by its own clock (Redis away: it cannot renew). */
+function readAnswering503(ns: string, what: string): Promise<Response> {
+  return waitFor(
+    what,
+    async () => {
+      const res = await fetch(`${a.url}/ns/${ns}/connections`, { headers: auth });
+      if (res.status === 503) return res;
+      await res.arrayBuffer();
+      return undefined;
+    },
+    LEASE_MS + 5_000,
+  );
 }
 
 /** node1's log lines (JSON) whose message contains `text`. */
@@ -133,16 +142,7 @@ describe('a shared sandbox under faults', () => {
       expect(write.headers.get('retry-after')).toBe('1');
       expectErrorBody(await write.json(), 503, 'service_unavailable');
       // Its lease cannot be renewed: once it lapses (by this node's clock), reads are 503 too, never stale.
-      const lapsed = await waitFor(
-        'reads answered 503 once the lease lapsed',
-        async () => {
-          const res = await fetch(`${a.url}/ns/${ns}/connections`, { headers: auth });
-          if (res.status === 503) return res;
-          await res.arrayBuffer();
-          return undefined;
-        },
-        LEASE_MS + 5_000,
-      );
+      const lapsed = await readAnswering503(ns, 'reads answered 503 once the lease lapsed');
       expect(lapsed.headers.get('retry-after')).toBe('1');
       const body = await lapsed.json();
       expectErrorBody(body, 503, 'service_unavailable');
@@ -185,15 +185,7 @@ describe('a shared sandbox under faults', () => {
     await put.arrayBuffer();
     await redis.kill();
     // The lease lapses by node1's clock while it cannot renew it: its reads answer 503 from then on.
-    await waitFor(
-      `node1's lease of ${ns} lapsing while Redis is away`,
-      async () => {
-        const res = await fetch(`${a.url}/ns/${ns}/connections`, { headers: auth });
-        await res.arrayBuffer();
-        return res.status === 503 ? true : undefined;
-      },
-      LEASE_MS + 5_000,
-    );
+    await (await readAnswering503(ns, `node1's lease of ${ns} lapsing while Redis is away`)).arrayBuffer();
     await redis.restartEmpty(); // same epoch again for the namespace's next lease: it is not the one node1 held
     const written = await waitFor('a write after Redis is back, empty', async () => {
       const res = await fetch(`${a.url}/ns/${ns}/buyers/${BUYER}`, { method: 'PUT', headers: auth, body: JSON.stringify({ display_name: 'after' }) });

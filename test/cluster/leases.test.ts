@@ -7,7 +7,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { head, openSocket, parseResponse } from '../reliability/raw-socket.js';
 import { expectErrorBody, startTestSandbox, WELL_KNOWN } from '../support/sandbox.js';
-import { adminHeaders, type HaProxy, LEASE_MS, type RedisServer, redisCli, type SandboxNode, startNode, startProxy, startRedis, waitFor } from './support.js';
+import {
+  adminHeaders,
+  type HaProxy,
+  LEASE_MS,
+  type RedisServer,
+  readMetrics,
+  redisCli,
+  type SandboxNode,
+  startNode,
+  startProxy,
+  startRedis,
+  waitFor,
+} from './support.js';
 
 const BUYER = WELL_KNOWN.buyers.default.id;
 const ADMIN_TOKEN = 'an-admin-token-for-the-tests';
@@ -36,10 +48,7 @@ async function owned(node: SandboxNode): Promise<string[]> {
 }
 
 async function metric(node: SandboxNode, line: RegExp): Promise<number> {
-  const text = await (await fetch(`${node.url}/_sandbox/metrics`, { headers: admin })).text();
-  const match = line.exec(text);
-  if (!match) throw new Error(`no ${line} in the metrics`);
-  return Number(match[1]);
+  return (await readMetrics(node, admin))(line);
 }
 
 const ACQUIRED = /^payments_sandbox_lease_changes_total\{change="acquired"\} (\d+)$/m;

@@ -24,7 +24,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROKEN_FENCE_SWITCH } from '../../src/cluster/redis.js';
 import { acked, BUYER, checkHistory, nextNumber, type Op, type ReadBack, sendWrite, startWriters, type Verdict } from './history.js';
 import { createNetwork, missingForNetns, type NetHost, type Network } from './netns.js';
-import { adminHeaders, type HaProxy, type Host, type RedisServer, recordIds, type SandboxNode, startNode, startProxy, startRedis, waitFor } from './support.js';
+import {
+  adminHeaders,
+  type HaProxy,
+  type Host,
+  type RedisServer,
+  readMetrics,
+  recordIds,
+  type SandboxNode,
+  startNode,
+  startProxy,
+  startRedis,
+  waitFor,
+} from './support.js';
 
 // Run by npm run test:partitions (one round; .ci/run runs it), not by npm test: a round takes about a
 // minute of a ten-minute budget. PARTITION_ROUNDS=20 for the figures of docs/shared-sandbox-durability.md.
@@ -196,10 +208,11 @@ async function isolate(ns: string, ops: Op[], names: string[], awaitReturn = tru
 
 /** The answers a node's lease renewals have had (renewed, taken, lapsed), from its metrics. */
 async function renewalsAnswered(node: SandboxNode): Promise<number> {
-  const text = await (await fetch(`${node.url}/_sandbox/metrics`)).text();
-  const counts = [...text.matchAll(/^payments_sandbox_lease_renewals_total\{result="\w+"\} (\d+)$/gm)];
-  if (counts.length !== 3) throw new Error(`${node.id}'s metrics have no payments_sandbox_lease_renewals_total by result`);
-  return counts.reduce((sum, m) => sum + Number(m[1]), 0);
+  const value = await readMetrics(node);
+  return ['renewed', 'taken', 'lapsed'].reduce(
+    (sum, result) => sum + value(new RegExp(`^payments_sandbox_lease_renewals_total\\{result="${result}"\\} (\\d+)$`, 'm')),
+    0,
+  );
 }
 
 /** A numbered write of `ns` sent straight to `node` until one is acknowledged (a hand-over may answer 503 first). */

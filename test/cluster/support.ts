@@ -204,6 +204,19 @@ export interface SandboxNode {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
+/**
+ * A node's GET /_sandbox/metrics, read once: the returned function gives the number a line's pattern
+ * captures (a metric missing fails the test).
+ */
+export async function readMetrics(node: SandboxNode, headers: Record<string, string> = {}): Promise<(line: RegExp) => number> {
+  const text = await (await fetch(`${node.url}/_sandbox/metrics`, { headers })).text();
+  return (line) => {
+    const match = line.exec(text);
+    if (!match) throw new Error(`no ${line} in ${node.id}'s metrics`);
+    return Number(match[1]);
+  };
+}
+
 /** A sandbox node (the built command) on a free port (or `port`: a node restarted where the proxy expects it), ready once its health answers 200. */
 export async function startNode(redis: RedisServer, id: string, extra: string[] = [], port?: number, host: Host = LOOPBACK): Promise<SandboxNode> {
   requireBuilt();

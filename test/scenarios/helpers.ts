@@ -1,14 +1,10 @@
 // Helpers shared by the scenario and clock tests.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { TestSandbox } from '../support/sandbox.js';
-import { tempDir } from '../support/temp-dir.js';
+import { tempDirWith } from '../support/temp-dir.js';
 
 /** A temporary scenario folder holding these files (name -> text). */
 export function scenarioDir(files: Record<string, string>): string {
-  const dir = tempDir('sandbox-scenarios-');
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  return dir;
+  return tempDirWith('sandbox-scenarios-', files);
 }
 
 export const REPORT_BODY = { name: 'Scenario report', schedule: 'once', schedule_enabled: true, spec: { model: 'transactions', params: {} } };

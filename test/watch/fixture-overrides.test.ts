@@ -7,13 +7,9 @@ import { WELL_KNOWN } from '../../fixtures/well-known.js';
 import { applyFixtureOverrides, collectionOfFile, FixtureSource, loadFixtureOverrides, parseFixtureFile } from '../../src/store/fixture-overrides.js';
 import { watchFolder } from '../../src/watch/watch-folder.js';
 import { waitFor } from '../cli/support/cli.js';
-import { tempDir } from '../support/temp-dir.js';
+import { tempDirWith } from '../support/temp-dir.js';
 
-const folder = (files: Record<string, string>) => {
-  const dir = tempDir('sandbox-fx-');
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  return dir;
-};
+const folder = (files: Record<string, string>) => tempDirWith('sandbox-fx-', files);
 
 describe('fixture files', () => {
   it('names collections by snake_case or kebab-case file names', () => {
