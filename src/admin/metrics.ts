@@ -73,7 +73,7 @@ async function registryOf(deps: AdminDeps): Promise<Registry> {
   metric(
     collected(
       'payments_sandbox_lease_renewals_total',
-      "Leases this node's renewal calls renewed, found taken by another node, or found lapsed (a failed call is a store failure).",
+      "Leases this node's renewal calls renewed, found taken by another node, or found lapsed (a renewal that reached no Redis is a store failure).",
       'counter',
       () => Object.entries(host().leaseRenewals).map(([result, value]) => ({ labels: { result }, value })),
     ),

@@ -65,7 +65,7 @@ export class Ownership {
   readonly owned = new Map<string, Owned>();
   readonly counters: StoreCounters = { roundTrips: 0, failures: 0 };
   readonly leaseChanges = { acquired: 0, released: 0, lost: 0 };
-  /** What the renewal calls' answers said of each lease: still this node's, taken by another node, lapsed (a failed call counts in `counters.failures`). */
+  /** What the renewal calls' answers said of each lease: still this node's, taken by another node, lapsed (a renewal whose every call failed counts in `counters.failures`). */
   readonly renewals = { renewed: 0, taken: 0, lapsed: 0 };
   private registry!: NamespaceRegistry;
   private readonly acquiring = new Map<string, Promise<void>>();

@@ -33,11 +33,12 @@ async function clockOf(node: SandboxNode, ns: string): Promise<{ status: number;
 
 async function metrics(
   node: SandboxNode,
-): Promise<{ owned: number; roundTrips: number; acquired: number; released: number; renewed: number; taken: number; lapsed: number }> {
+): Promise<{ owned: number; roundTrips: number; failures: number; acquired: number; released: number; renewed: number; taken: number; lapsed: number }> {
   const value = await readMetrics(node);
   return {
     owned: value(/^payments_sandbox_namespaces (\d+)$/m),
     roundTrips: value(/^payments_sandbox_store_round_trips_total (\d+)$/m),
+    failures: value(/^payments_sandbox_store_failures_total (\d+)$/m),
     acquired: value(/^payments_sandbox_lease_changes_total\{change="acquired"\} (\d+)$/m),
     released: value(/^payments_sandbox_lease_changes_total\{change="released"\} (\d+)$/m),
     renewed: value(/^payments_sandbox_lease_renewals_total\{result="renewed"\} (\d+)$/m),
@@ -133,6 +134,7 @@ describe('a shared sandbox under faults', () => {
     const put = await fetch(`${a.url}/ns/${ns}/buyers/${BUYER}`, { method: 'PUT', headers: auth, body: JSON.stringify({ display_name: 'kept' }) });
     expect(put.status).toBe(200);
     await put.arrayBuffer();
+    const before = await metrics(a);
     await redis.kill();
     try {
       const read = await fetch(`${a.url}/ns/${ns}/_sandbox/records/buyers/${BUYER}`);
@@ -147,6 +149,8 @@ describe('a shared sandbox under faults', () => {
       const body = await lapsed.json();
       expectErrorBody(body, 503, 'service_unavailable');
       expect(body.message).toContain(`The shared store (Redis at ${redis.url}) cannot be reached`);
+      // What the node sent Redis meanwhile and could not deliver (renewals, the journal's writes) counts as store failures.
+      expect((await metrics(a)).failures).toBeGreaterThan(before.failures);
       await sleep(1_500); // the change answered 503 is retried every 250 ms meanwhile
       expect(logLines(`lost Redis at ${redis.url}`)).toHaveLength(1);
       expect(logLines("a change of namespace 'redis-lost' nobody waited for could not be written").length).toBeLessThanOrEqual(1);
